@@ -1,0 +1,38 @@
+// Device query through the CUDA runtime; every call's status is checked.
+#include <cuda_runtime.h>
+#ifdef LTT_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#include "device.hpp"
+#include "status.hpp"
+
+namespace ltt::gpu {
+
+DeviceInfo device_info() {
+  DeviceInfo d;
+  d.built = true;
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  std::string nccl = "no NCCL";
+#ifdef LTT_HAVE_NCCL
+  int v = 0;
+  if (ncclGetVersion(&v) == ncclSuccess) nccl = cat("NCCL ", v / 10000, ".", (v % 10000) / 100, ".", v % 100);
+#endif
+  const cudaError_t e = cudaGetDeviceCount(&d.devices);
+  if (e != cudaSuccess) {
+    d.devices = 0;
+    d.description = cat("cuda built (runtime ", runtime / 1000, ".", (runtime % 1000) / 10, ", ", nccl,
+                        "), no device: ", cudaGetErrorString(e));
+    cudaGetLastError();
+    return d;
+  }
+  cudaDeviceProp prop{};
+  std::string name = "?";
+  if (d.devices > 0 && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) name = prop.name;
+  d.description = cat("cuda built (runtime ", runtime / 1000, ".", (runtime % 1000) / 10, ", ", nccl, "), ",
+                      d.devices, " device(s): ", name);
+  return d;
+}
+
+}  // namespace ltt::gpu

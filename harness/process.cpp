@@ -1,0 +1,20 @@
+// tune_allocator(): glibc malloc tunables, set by re-executing once.
+#include "process.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace ltt {
+
+void tune_allocator(int /*argc*/, char** argv) {
+  if (std::getenv("GLIBC_TUNABLES") != nullptr) return;
+  setenv("GLIBC_TUNABLES",
+         "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+         "glibc.malloc.trim_threshold=17179869184:glibc.malloc.top_pad=268435456",
+         1);
+  execv("/proc/self/exe", argv);
+  // execv failed (no /proc): run on with the default allocator.
+}
+
+}  // namespace ltt

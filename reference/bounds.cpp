@@ -1,0 +1,135 @@
+// The float64 truth and the error-propagation rules of bounds.hpp.
+#include "bounds.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "arith.hpp"
+#include "kernels.hpp"
+
+namespace ltt {
+
+Units Units::of(Mode m) {
+  if (m == Mode::exact) {
+    const double u = std::ldexp(1.0, -53);
+    return {u, u, std::ldexp(1.0, -1075), std::ldexp(1.0, -1075)};
+  }
+  // Half the spacing of the subnormals: 2^-133 for bf16, 2^-149 for fp32.
+  return {kBf16Unit, kFp32Unit, std::ldexp(1.0, -134), std::ldexp(1.0, -150)};
+}
+
+double gamma(double n, double u) {
+  const double nu = n * u;
+  return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
+}
+
+Truth compute_truth(const Inputs& in, const MatD& W, const MatD& absW) {
+  const Problem& p = in.p;
+  Truth t;
+  t.Z = MatD::Zero(p.M, p.L);
+  t.AR = MatD::Zero(p.M, p.L);
+  t.S = MatD::Zero(p.M, p.H);
+  t.AS = MatD::Zero(p.M, p.H);
+  for (int r = 0; r < p.T; ++r) {
+    const MatD R = widen<double>(in.R[static_cast<size_t>(r)]);
+    t.Z += R;
+    t.AR += R.cwiseAbs();
+    const MatD S = widen<double>(in.S[static_cast<size_t>(r)]);
+    t.S += S;
+    t.AS += S.cwiseAbs();
+  }
+  t.N = rmsnorm<ExactArith>(t.Z, widen<double>(in.g), p.eps, NormOrder::fused);
+  t.NW = gemm_nt<double>(t.N, W);
+  t.Y = t.NW + t.S;
+  const MatD absN = t.N.cwiseAbs();
+  t.absNW = gemm_nt<double>(absN, absW);
+  return t;
+}
+
+MatD BoundCtx::reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo) const {
+  const double T = in.p.T;
+  const MatD E = Ein ? *Ein : MatD::Zero(X.rows(), X.cols());
+  if (algo == Algo::one_shot) {
+    // fp32 sum in rank order (Higham 4.4), then one rounding to storage.
+    const MatD s = E + gamma(T - 1, u.ua) * (A + E);
+    return round(X, s);
+  }
+  // Ring: every hop adds in fp32 and rounds to bf16.
+  const double up = u.ua + u.us + u.ua * u.us;
+  return (E + gamma(T - 1, up) * (A + E)).array() + (T - 1) * (u.tiny_a + u.tiny_s);
+}
+
+MatD BoundCtx::dot(const MatD& E, const MatD& absNW, double K) const {
+  const double gk = gamma(K, u.ua);
+  return ((1 + gk) * E + gk * absNW).array() + K * u.tiny_a;
+}
+
+MatD BoundCtx::round(const MatD& X, const MatD& e) const {
+  return (e + u.us * (X.cwiseAbs() + e)).array() + u.tiny_s;
+}
+
+MatD BoundCtx::add(const MatD& X, const MatD& e) const {
+  return (e + u.ua * (X.cwiseAbs() + e)).array() + u.tiny_a;
+}
+
+// RMSNorm's error, for Z~ = Z + dZ with |dZ| <= eZ, per row (L terms):
+//   D = mean(Z^2) + eps, r = D^-1/2, N = g Z r.
+// 1. The perturbation of Z moves the mean square by at most
+//      dm = (1/L) sum_k eZ_k (2|Z_k| + eZ_k),
+//    so r(Z~) = r (1 + ez) with |ez| <= (1 - dm/D)^-1/2 - 1 when dm < D.
+// 2. Computing D~ (L squares and L-1 additions, the division by L, the
+//    addition of eps and eps's own rounding to fp32) errs relatively by at
+//    most eta = gamma_{L+4}(ua) (plus L tiny_a / D where squares underflow);
+//    D^-1/2 then errs by (1 - eta)^-1/2 - 1, and the reciprocal square root
+//    itself by up to 2 fp32 ulps (CUDA's rsqrtf; 1/sqrtf is within 1.5),
+//    i.e. 4 ua: er = (1 - eta)^-1/2 (1 + 4 ua) - 1.
+// 3. The products and their roundings: round-then-weight rounds twice to
+//    fp32 and twice to bf16, dN = (1+ua)^2 (1+us)^2 - 1; fused once to bf16,
+//    dN = (1+ua)^2 (1+us) - 1.
+// With rho = (1+ez)(1+er)(1+dN) - 1:
+//   |N~_k - N_k| <= |g_k| r (eZ_k (1 + rho) + |Z_k| rho)   (+ underflow terms).
+// Whatever Z~ is, |Z~_k| r~ <= sqrt(L) (a square is at most the sum of
+// squares) and r~ <= eps^-1/2, up to the same rounding factors, so also
+//   |N~_k - N_k| <= |N_k| + |g_k| (1+dN)(1+4ua)(1-eta)^-1/2
+//                            min(sqrt(L), (|Z_k| + eZ_k) / sqrt(eps (1-eta))),
+// the bound used where step 1 fails (dm >= D: cancellation wiped out the row).
+const BoundCtx::Norm& BoundCtx::norm(Algo algo, NormOrder order) {
+  const auto key = std::make_pair(static_cast<int>(algo), static_cast<int>(order));
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  Norm n;
+  n.eZ = reduce(t.Z, t.AR, nullptr, algo);
+  const Problem& p = in.p;
+  const MatD g = widen<double>(in.g);
+  const double L = p.L;
+  const double dN = order == NormOrder::round_then_weight ? std::pow(1 + u.ua, 2) * std::pow(1 + u.us, 2) - 1
+                                                          : std::pow(1 + u.ua, 2) * (1 + u.us) - 1;
+  const double underflow = 2 * (u.tiny_s + u.tiny_a);
+  n.eN.resize(p.M, p.L);
+  for (int i = 0; i < p.M; ++i) {
+    const auto z = t.Z.row(i).array();
+    const auto ez = n.eZ.row(i).array();
+    const double D = z.square().mean() + p.eps;
+    const double r = 1.0 / std::sqrt(D);
+    const double dm = (ez * (2 * z.abs() + ez)).mean();
+    const double eta = gamma(L + 4, u.ua) + L * u.tiny_a / D;
+    const double er = (1 + 4 * u.ua) / std::sqrt(1 - eta) - 1;
+    const double capf = (1 + dN) * (1 + 4 * u.ua) / std::sqrt(1 - eta);
+    const double zcap = 1.0 / std::sqrt(p.eps * (1 - eta));
+    for (int k = 0; k < p.L; ++k) {
+      const double gk = std::fabs(g(0, k)), zk = std::fabs(t.Z(i, k)), ek = n.eZ(i, k);
+      double e = std::numeric_limits<double>::infinity();
+      if (dm < D) {
+        const double ezr = 1.0 / std::sqrt(1 - dm / D) - 1;
+        const double rho = (1 + ezr) * (1 + er) * (1 + dN) - 1;
+        e = gk * r * (ek * (1 + rho) + zk * rho);
+      }
+      const double cap = std::fabs(t.N(i, k)) + gk * capf * std::min(std::sqrt(L), (zk + ek) * zcap);
+      n.eN(i, k) = std::min(e, cap) + (1 + gk) * underflow;
+    }
+  }
+  n.E = gemm_nt<double>(n.eN, absW);
+  return cache_.emplace(key, std::move(n)).first->second;
+}
+
+}  // namespace ltt

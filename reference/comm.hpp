@@ -1,0 +1,84 @@
+// Collectives of the per-rank pipelines, over the ranks this process holds.
+//
+// A pipeline runs stage by stage over its local ranks (all T of them for fake
+// ranks in one process, one for a real MPI rank); a collective takes every
+// local rank's buffer at once. Backends: LocalComm (all T ranks in this
+// process, the reference's own transport); the harness adds MPI and NCCL.
+//
+// Orders (the bits depend on them; every backend follows them):
+//   one-shot  sum in rank order 0..T-1 in the accumulation type, round once.
+//   ring      chunk c of a buffer of n elements is [c*n/T, (c+1)*n/T) of its
+//             row-major order; its sum starts with rank c+1's value and adds
+//             ranks c+2, ..., c+T (mod T), rounding to storage at every hop.
+//             For a reduce-scatter over column shards, chunk r is shard r.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "arith.hpp"
+#include "status.hpp"
+
+namespace ltt {
+
+// [begin, end) of ring chunk c of n elements split over T ranks.
+inline size_t chunk_begin(size_t n, int T, int c) { return n * static_cast<size_t>(c) / static_cast<size_t>(T); }
+
+// Sums src[0..k) element-wise into dst[0..n) in the listed order: one-shot
+// (accumulate, round once) or ring (round after every addition). dst may be
+// one of the sources.
+template <class P>
+void ordered_sum(const std::vector<const typename P::Real*>& src, typename P::Real* dst, size_t n, Algo algo) {
+  using R = typename P::Real;
+  const size_t k = src.size();
+  if (algo == Algo::one_shot) {
+    for (size_t e = 0; e < n; ++e) {
+      R acc = src[0][e];
+      for (size_t q = 1; q < k; ++q) acc = acc + src[q][e];
+      dst[e] = P::round(acc);
+    }
+  } else {
+    for (size_t e = 0; e < n; ++e) {
+      R acc = src[0][e];
+      for (size_t q = 1; q < k; ++q) acc = P::round(acc + src[q][e]);
+      dst[e] = acc;
+    }
+  }
+}
+
+template <class P>
+class Comm {
+ public:
+  using M = Mat<typename P::Real>;
+  virtual ~Comm() = default;
+  virtual int size() const = 0;                  // T
+  virtual const std::vector<int>& local() const = 0;  // TP ranks held here, ascending
+  // In place: every local buffer becomes the sum over all T ranks.
+  virtual Status allreduce(const std::vector<M*>& buf, Algo algo) = 0;
+  // out[i] = sum over ranks q of in_q[:, shard(rank_i)], shard width in.cols()/T.
+  virtual Status reduce_scatter_cols(const std::vector<const M*>& in, const std::vector<M*>& out, Algo algo) = 0;
+  // out[i] = [in_0 | in_1 | ... | in_{T-1}], column blocks in rank order.
+  virtual Status allgather_cols(const std::vector<const M*>& in, const std::vector<M*>& out) = 0;
+};
+
+// All T ranks in this process.
+template <class P>
+class LocalComm final : public Comm<P> {
+ public:
+  using M = typename Comm<P>::M;
+  explicit LocalComm(int T);
+  int size() const override { return T_; }
+  const std::vector<int>& local() const override { return ranks_; }
+  Status allreduce(const std::vector<M*>& buf, Algo algo) override;
+  Status reduce_scatter_cols(const std::vector<const M*>& in, const std::vector<M*>& out, Algo algo) override;
+  Status allgather_cols(const std::vector<const M*>& in, const std::vector<M*>& out) override;
+
+ private:
+  int T_;
+  std::vector<int> ranks_;
+};
+
+extern template class LocalComm<ExactArith>;
+extern template class LocalComm<EmulatedArith>;
+
+}  // namespace ltt

@@ -1,0 +1,39 @@
+// Element-wise comparison of an output against the float64 truth and its
+// bound: the figures every report prints.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "problem.hpp"
+#include "tensor.hpp"
+
+namespace ltt {
+
+struct ErrorStats {
+  size_t n = 0;                    // elements compared
+  size_t over = 0;                 // finite elements with |y - truth| > bound
+  size_t nonfinite_expected = 0;   // elements whose expected value is NaN or +-Inf
+  size_t nonfinite_mismatch = 0;   // ...and y is not the same NaN / +Inf / -Inf (or y is, unexpectedly)
+  size_t nonzero = 0;              // elements of y that are not zero
+  double max_ratio = 0;            // max |y - truth| / bound
+  double p999_ratio = 0;           // 99.9th percentile of the same
+  double max_abs = 0;              // max |y - truth|
+  double max_rel = 0;              // max |y - truth| / |truth| (truth != 0)
+  double normwise = 0;             // ||y - truth||_F / ||truth||_F
+  long first_over = -1;            // flat index of the first element over its bound
+  bool ok() const { return over == 0 && nonfinite_mismatch == 0 && n > 0 && nonzero > 0; }
+};
+
+// The value an output must have where it cannot be finite: in emulated mode
+// the truth rounded to bf16 (a sum past bf16's maximum is +-Inf), in exact
+// mode the truth itself.
+double expected_value(double truth, Mode mode);
+
+ErrorStats compare_to_truth(const MatD& y, const MatD& truth, const MatD& bound, Mode mode);
+ErrorStats compare_to_truth(const MatrixB& y, const MatD& truth, const MatD& bound, Mode mode);
+
+// Index of the first element at which two outputs differ bitwise, or -1.
+long first_bitwise_difference(const MatrixB& a, const MatrixB& b);
+
+}  // namespace ltt

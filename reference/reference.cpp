@@ -1,0 +1,74 @@
+// Reference: runs the tier pipelines in-process and caches what they share.
+#include "reference.hpp"
+
+#include "comm.hpp"
+
+namespace ltt {
+
+Reference::Reference(const Inputs& in) : in_(in) {}
+Reference::~Reference() = default;
+
+const MatF& Reference::W_float() {
+  if (Wf_.size() == 0) Wf_ = widen<float>(in_.W);
+  return Wf_;
+}
+const MatD& Reference::W_double() {
+  if (Wd_.size() == 0) Wd_ = widen<double>(in_.W);
+  return Wd_;
+}
+const MatD& Reference::W_abs() {
+  if (Wabs_.size() == 0) Wabs_ = W_double().cwiseAbs();
+  return Wabs_;
+}
+
+const Truth& Reference::truth() {
+  if (!truth_) truth_ = std::make_unique<Truth>(compute_truth(in_, W_double(), W_abs()));
+  return *truth_;
+}
+
+template <class P>
+Result<std::vector<Mat<typename P::Real>>> Reference::run(int tier, const Contract& c) {
+  using Real = typename P::Real;
+  LTT_TRY(validate_for_tier(in_.p, tier));
+  const Mat<Real>* W;
+  const Mat<Real>* g;
+  if constexpr (std::is_same_v<Real, float>) {
+    if (gf_.size() == 0) gf_ = widen<float>(in_.g);
+    W = &W_float();
+    g = &gf_;
+  } else {
+    if (gd_.size() == 0) gd_ = widen<double>(in_.g);
+    W = &W_double();
+    g = &gd_;
+  }
+  LocalComm<P> comm(in_.p.T);
+  Ctx<P> ctx{in_.p, c, comm, {}, {}, *g, *W, {}};
+  for (int r = 0; r < in_.p.T; ++r) {
+    ctx.R.push_back(widen<Real>(in_.R[static_cast<size_t>(r)]));
+    ctx.S.push_back(widen<Real>(in_.S[static_cast<size_t>(r)]));
+  }
+  const TierDef& d = tier_def(tier);
+  Status s;
+  if constexpr (std::is_same_v<Real, float>) s = d.run_emulated(ctx);
+  else s = d.run_exact(ctx);
+  if (!s.ok()) return s.error();
+  return std::move(ctx.Y);
+}
+
+Result<std::vector<MatD>> Reference::exact(int tier, const Contract& c) { return run<ExactArith>(tier, c); }
+
+Result<std::vector<MatrixB>> Reference::emulated(int tier, const Contract& c) {
+  auto y = run<EmulatedArith>(tier, c);
+  if (!y.ok()) return y.error();
+  std::vector<MatrixB> out;
+  for (auto& m : *y) out.push_back(narrow(m));
+  return out;
+}
+
+MatD Reference::bound(int tier, Mode mode, const Contract& c) {
+  auto& b = bctx_[mode == Mode::exact ? 0 : 1];
+  if (!b) b = std::make_unique<BoundCtx>(in_, truth(), W_abs(), mode);
+  return tier_def(tier).bound(*b, c);
+}
+
+}  // namespace ltt

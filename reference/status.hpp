@@ -1,0 +1,83 @@
+// Errors as values: a Status carries what went wrong, where (file, line) and on
+// which TP rank, and travels up the stack; only main() turns it into an exit
+// code (0 pass, 1 numerical failure, 2 bad input or usage).
+#pragma once
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace ltt {
+
+enum class Errc {
+  usage = 2,      // bad flags, bad shapes, malformed files: the user can fix it
+  numerical = 1,  // an implementation's output failed its check
+  internal = 3,   // a broken invariant inside ltt, or a failed system call
+};
+
+struct Error {
+  Errc code = Errc::internal;
+  std::string message;
+  const char* file = "";
+  int line = 0;
+  int rank = -1;  // TP rank the error arose on, -1 when not rank-specific
+
+  // "rank 3: message (reference/x.cpp:12)"
+  std::string describe() const;
+  int exit_code() const { return code == Errc::numerical ? 1 : 2; }
+};
+
+// Concatenates its arguments through an ostream: cat("T = ", t, " is odd").
+template <class... A>
+std::string cat(const A&... a) {
+  std::ostringstream os;
+  (os << ... << a);
+  return os.str();
+}
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error e) : err_(std::move(e)) {}  // NOLINT: implicit by design
+  bool ok() const { return !err_.has_value(); }
+  const Error& error() const { return *err_; }
+  Error& error() { return *err_; }
+  // Names the rank on an error that does not name one yet.
+  Status& on_rank(int r) {
+    if (err_ && err_->rank < 0) err_->rank = r;
+    return *this;
+  }
+
+ private:
+  std::optional<Error> err_;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T v) : v_(std::move(v)) {}      // NOLINT
+  Result(Error e) : v_(std::move(e)) {}  // NOLINT
+  Result(Status s) : v_(std::move(s.error())) {}  // NOLINT: s must hold an error
+  bool ok() const { return v_.index() == 0; }
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T& operator*() { return value(); }
+  T* operator->() { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+  Status status() const { return ok() ? Status{} : Status{error()}; }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+}  // namespace ltt
+
+#define LTT_ERR(code, ...) ::ltt::Error{(code), ::ltt::cat(__VA_ARGS__), __FILE__, __LINE__, -1}
+#define LTT_USAGE(...) LTT_ERR(::ltt::Errc::usage, __VA_ARGS__)
+#define LTT_TRY(expr)                         \
+  do {                                        \
+    ::ltt::Status ltt_try_s_ = (expr);        \
+    if (!ltt_try_s_.ok()) return ltt_try_s_;  \
+  } while (0)

@@ -1,0 +1,59 @@
+// Tier 0, TAIL_FUSION (decode: 1 <= M <= 128, T in {8, 16}, bf16).
+//
+// Per rank r, shard r = hidden columns [r Hs, (r+1) Hs), Hs = H / T:
+//   1. one fused collective: Z = allreduce(R_q), N = RMSNorm(Z) (fused
+//      rounding order), S^(r) = reduce-scatter of S_q over the hidden shards;
+//   2. Y^(r) = N W[shard r, :]^T + S^(r): the sharded up-projection, the add
+//      in the GEMM's epilogue (fp32, one rounding);
+//   3. Y = all-gather of the Y^(r) by Lamport copy: -0 (bf16 0x8000) marks an
+//      empty slot, so every writer turns real -0 into +0 before publishing
+//      (its inputs to the collective and its output shard). Values are
+//      unchanged; only the sign of zeros.
+#include "kernels.hpp"
+#include "tier.hpp"
+
+namespace ltt::tier0 {
+
+template <class P>
+Status run(Ctx<P>& c) {
+  using M = typename Ctx<P>::M;
+  const Problem& p = c.p;
+  std::vector<M> Z = std::move(c.R), Sin = std::move(c.S);
+  for (auto& z : Z) no_neg_zero(z);
+  for (auto& s : Sin) no_neg_zero(s);
+  LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
+  std::vector<M> Ssh(c.n_local());
+  LTT_TRY(c.comm.reduce_scatter_cols(cptrs(Sin), ptrs(Ssh), c.contract.algo));
+  std::vector<M> Ysh(c.n_local());
+  for (size_t i = 0; i < c.n_local(); ++i) {
+    const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
+    Ysh[i] = gemm_nt<typename P::Real>(N, c.W.middleRows(c.rank(i) * p.Hs(), p.Hs())) + Ssh[i];
+    P::round(Ysh[i]);
+    no_neg_zero(Ysh[i]);
+  }
+  c.Y.resize(c.n_local());
+  return c.comm.allgather_cols(cptrs(Ysh), ptrs(c.Y));
+}
+
+// Z~ and S~^(r) come from reductions (bounds.hpp); the epilogue adds the
+// K = L dot product to S~ in fp32 and rounds once:
+//   e_Y = round(add(dot(E, |N||W|^T, L) + e_S)).
+// The all-gather copies; it adds no error.
+MatD bound(BoundCtx& b, const Contract& k) {
+  const auto& n = b.norm(k.algo, k.norm);
+  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo);
+  return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
+}
+
+TierDef def() {
+  return {0,
+          "TAIL_FUSION",
+          "fused all-reduce of R + RMSNorm + reduce-scatter of S; sharded up-projection; Lamport all-gather",
+          "T in {8, 16}, bf16, 1 <= M <= 128, device and build support it",
+          {Algo::one_shot, NormOrder::fused},
+          &run<ExactArith>,
+          &run<EmulatedArith>,
+          &bound};
+}
+
+}  // namespace ltt::tier0

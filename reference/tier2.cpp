@@ -1,0 +1,58 @@
+// Tier 2, COLUMN_PARALLEL (prefill: M > 256).
+//
+// Per rank r, shard r = hidden columns [r Hs, (r+1) Hs):
+//   1. N = RMSNorm(allreduce(R_q));
+//   2. S_r[:, shard r] += N W[shard r, :]^T: only this rank's shard of the
+//      up-projection, accumulated into its own shared partial (a GEMM with a
+//      beta = 1 epilogue: fp32 add, one rounding);
+//   3. Y = allreduce(S_r): one reduce sums the shared partials and stitches
+//      the routed shards together. 1/T of tier 1's up-projection FLOPs.
+#include "kernels.hpp"
+#include "tier.hpp"
+
+namespace ltt::tier2 {
+
+template <class P>
+Status run(Ctx<P>& c) {
+  using M = typename Ctx<P>::M;
+  const Problem& p = c.p;
+  std::vector<M> Z = std::move(c.R);
+  LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
+  c.Y = std::move(c.S);
+  for (size_t i = 0; i < c.n_local(); ++i) {
+    const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
+    const int col = c.rank(i) * p.Hs();
+    auto shard = c.Y[i].middleCols(col, p.Hs());
+    M acc = gemm_nt<typename P::Real>(N, c.W.middleRows(col, p.Hs())) + shard;
+    P::round(acc);
+    shard = acc;
+  }
+  return c.comm.allreduce(ptrs(c.Y), c.contract.algo);
+}
+
+// The owner of column j (rank j / Hs) holds P = round(add(dot(L) + S_own));
+// every other rank's P is its exact S_q. The final reduction then sees terms
+// with absolute sum AS - |S_own| + |NW + S_own| and input error e_P.
+MatD bound(BoundCtx& b, const Contract& k) {
+  const Problem& p = b.in.p;
+  const auto& n = b.norm(k.algo, k.norm);
+  MatD own(p.M, p.H);
+  for (int r = 0; r < p.T; ++r) own.middleCols(r * p.Hs(), p.Hs()) = widen<double>(b.in.S[static_cast<size_t>(r)]).middleCols(r * p.Hs(), p.Hs());
+  const MatD X = b.t.NW + own;
+  const MatD eP = b.round(X, b.add(X, b.dot(n.E, b.t.absNW, p.L)));
+  const MatD A = b.t.AS - own.cwiseAbs() + X.cwiseAbs();
+  return b.reduce(b.t.Y, A, &eP, k.algo);
+}
+
+TierDef def() {
+  return {2,
+          "COLUMN_PARALLEL",
+          "all-reduce R, RMSNorm, own hidden shard of the up-projection added into S_r, one all-reduce",
+          "not tier 0 and M > 256",
+          {Algo::one_shot, NormOrder::round_then_weight},
+          &run<ExactArith>,
+          &run<EmulatedArith>,
+          &bound};
+}
+
+}  // namespace ltt::tier2

@@ -1,0 +1,55 @@
+// Tier 3, SINGLE_REDUCTION (an earlier schedule; forced only).
+//
+// Every rank, replicated:
+//   1. one all-reduce of the concatenation X_r = [R_r | S_r], width L + H
+//      (ring chunks run over the concatenated rows);
+//   2. N = RMSNorm(first L columns); Y = N W^T + last H columns (the add in
+//      the GEMM's epilogue: fp32, one rounding).
+#include "kernels.hpp"
+#include "tier.hpp"
+
+namespace ltt::tier3 {
+
+template <class P>
+Status run(Ctx<P>& c) {
+  using M = typename Ctx<P>::M;
+  const Problem& p = c.p;
+  std::vector<M> X(c.n_local());
+  for (size_t i = 0; i < c.n_local(); ++i) {
+    X[i].resize(p.M, p.L + p.H);
+    X[i] << c.R[i], c.S[i];
+    c.R[i] = M();
+    c.S[i] = M();
+  }
+  LTT_TRY(c.comm.allreduce(ptrs(X), c.contract.algo));
+  std::vector<M> N;
+  for (auto& x : X) N.push_back(rmsnorm<P>(x.leftCols(p.L), c.g, p.eps, c.contract.norm));
+  const std::vector<M> NW = per_rank_dedup(N, [&](const M& n) { return gemm_nt<typename P::Real>(n, c.W); });
+  c.Y.resize(c.n_local());
+  for (size_t i = 0; i < c.n_local(); ++i) {
+    c.Y[i] = NW[i] + X[i].rightCols(p.H);
+    P::round(c.Y[i]);
+  }
+  return {};
+}
+
+// Z~ and S~ from one reduction (the per-element bound does not depend on the
+// chunking), then the epilogue: e_Y = round(add(dot(L) + e_S)), as tier 0.
+MatD bound(BoundCtx& b, const Contract& k) {
+  const auto& n = b.norm(k.algo, k.norm);
+  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo);
+  return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
+}
+
+TierDef def() {
+  return {3,
+          "SINGLE_REDUCTION",
+          "one all-reduce of [R_r | S_r], RMSNorm of the first L columns, full up-projection plus the last H",
+          "never (an earlier schedule; forced for comparison)",
+          {Algo::one_shot, NormOrder::round_then_weight},
+          &run<ExactArith>,
+          &run<EmulatedArith>,
+          &bound};
+}
+
+}  // namespace ltt::tier3

@@ -1,0 +1,57 @@
+// Tier 4, ROW_PARALLEL (an earlier schedule; forced only).
+//
+// Per rank r, latent shard r = latent columns [r Ls, (r+1) Ls), Ls = L / T:
+//   1. N = RMSNorm(allreduce(R_q)) (the mean square needs the whole row);
+//   2. P_r = N[:, shard r] W[:, shard r]^T + S_r: a K = L/T partial
+//      up-projection, S_r added in the epilogue (fp32, one rounding);
+//   3. Y = allreduce(P_r).
+#include "kernels.hpp"
+#include "tier.hpp"
+
+namespace ltt::tier4 {
+
+template <class P>
+Status run(Ctx<P>& c) {
+  using M = typename Ctx<P>::M;
+  const Problem& p = c.p;
+  std::vector<M> Z = std::move(c.R);
+  LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
+  c.Y.resize(c.n_local());
+  for (size_t i = 0; i < c.n_local(); ++i) {
+    const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
+    const int k0 = c.rank(i) * p.Ls();
+    c.Y[i] = gemm_nt<typename P::Real>(N.middleCols(k0, p.Ls()), c.W.middleCols(k0, p.Ls())) + c.S[i];
+    P::round(c.Y[i]);
+  }
+  return c.comm.allreduce(ptrs(c.Y), c.contract.algo);
+}
+
+// Rank r: e_P_r = round(add(dot over its K = L/T terms + S_r)). Summed over
+// the ranks, the dot terms add up to the full E and |N||W|^T, and
+// sum_r |N_r W_r^T + S_r| <= |N||W|^T + AS; so (using (1+ua)(1+us) for the
+// add-then-round of every rank)
+//   sum_r e_P_r <= (1+ua)(1+us) dot(E, |N||W|^T, L/T) + (ua + us + ua us)(|N||W|^T + AS) + T (tiny_a + tiny_s)
+//                 + (T-1) (L/T) tiny_a (dot() counts one rank's underflow),
+// and the final reduction sees terms of absolute sum |N||W|^T + AS.
+MatD bound(BoundCtx& b, const Contract& k) {
+  const Problem& p = b.in.p;
+  const auto& n = b.norm(k.algo, k.norm);
+  const Units& u = b.u;
+  const MatD A = b.t.absNW + b.t.AS;
+  const MatD eP = ((1 + u.ua) * (1 + u.us) * b.dot(n.E, b.t.absNW, p.Ls()) + (u.ua + u.us + u.ua * u.us) * A).array() +
+                  p.T * (u.tiny_a + u.tiny_s) + double(p.T - 1) * p.Ls() * u.tiny_a;
+  return b.reduce(b.t.Y, A, &eP, k.algo);
+}
+
+TierDef def() {
+  return {4,
+          "ROW_PARALLEL",
+          "all-reduce R, RMSNorm, own latent shard of the up-projection plus S_r, one all-reduce",
+          "never (an earlier schedule; forced for comparison)",
+          {Algo::one_shot, NormOrder::round_then_weight},
+          &run<ExactArith>,
+          &run<EmulatedArith>,
+          &bound};
+}
+
+}  // namespace ltt::tier4
