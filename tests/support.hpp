@@ -1,0 +1,38 @@
+// Helpers shared by the tests: problems, and running a tier through the
+// reference with its declared contract.
+#pragma once
+
+#include <cstring>
+#include <vector>
+
+#include "compare.hpp"
+#include "inputs.hpp"
+#include "reference.hpp"
+
+namespace ltt::test {
+
+inline Problem problem(Dims d, int T, int M, Dist dist = Dist::realistic, uint64_t seed = 7) {
+  Problem p;
+  p.H = d.H;
+  p.L = d.L;
+  p.T = T;
+  p.M = M;
+  p.dist = dist;
+  p.seed = seed;
+  return p;
+}
+
+// Tiers that accept p (tier 0 needs T >= 2 and M <= 128).
+inline std::vector<int> tiers_for(const Problem& p) {
+  std::vector<int> t;
+  for (const auto& d : tier_table())
+    if (validate_for_tier(p, d.id).ok()) t.push_back(d.id);
+  return t;
+}
+
+inline bool bitwise_equal(const MatD& a, const MatD& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0;
+}
+
+}  // namespace ltt::test
