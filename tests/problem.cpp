@@ -9,20 +9,13 @@
 #include <string>
 
 #include "problem.hpp"
+#include "support.hpp"
 
 using namespace ltt;
 
 namespace {
 
-Problem shape(Dims d, int T, int M, Dist dist = Dist::realistic) {
-  Problem p;
-  p.H = d.H;
-  p.L = d.L;
-  p.T = T;
-  p.M = M;
-  p.dist = dist;
-  return p;
-}
+Problem shape(Dims d, int T, int M, Dist dist = Dist::realistic) { return test::problem(d, T, M, dist); }
 
 // s is a usage error whose message contains every one of the fragments.
 void check_usage(const Status& s, std::initializer_list<const char*> fragments) {
