@@ -20,23 +20,6 @@ namespace ltt {
 
 namespace {
 
-struct CaseResult {
-  bool ok;
-  double seconds;
-};
-
-// Exact mode promises more than its bound: 1e-12 of the element's scale.
-size_t over_exact_tolerance(const MatD& y, const Truth& t) {
-  const MatD sc = t.scale();
-  size_t over = 0;
-  for (Eigen::Index e = 0; e < y.size(); ++e) {
-    const double a = y.data()[e], b = t.Y.data()[e];
-    if (!std::isfinite(b) || !std::isfinite(a)) continue;  // classes are checked by compare_to_truth
-    if (!(std::fabs(a - b) <= 1e-12 * sc.data()[e])) ++over;
-  }
-  return over;
-}
-
 Status bench(const SelftestOptions& o) {
   Problem p;
   p.H = kDimsK3.H;
@@ -167,7 +150,7 @@ Result<int> run_selftest(const SelftestOptions& o) {
               for (auto& yr : *y)
                 ranks_agree = ranks_agree && std::memcmp(yr.data(), (*y)[0].data(), sizeof(double) * yr.size()) == 0;
               st = compare_to_truth((*y)[0], truth.Y, ref.bound(d.id, mode, d.contract), mode);
-              over12 = over_exact_tolerance((*y)[0], truth);
+              over12 = count_over_scale((*y)[0], truth.Y, truth.scale(), 1e-12);
             } else {
               auto y = ref.emulated(d.id, d.contract);
               if (!y.ok()) return y.status();

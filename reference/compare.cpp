@@ -73,6 +73,16 @@ ErrorStats compare_to_truth(const MatrixB& y, const MatD& truth, const MatD& bou
   return compare_impl([&](size_t e) { return to_double(y.v[e]); }, y.size(), truth, bound, mode);
 }
 
+size_t count_over_scale(const MatD& y, const MatD& truth, const MatD& scale, double rel) {
+  size_t over = 0;
+  for (Eigen::Index e = 0; e < y.size(); ++e) {
+    const double a = y.data()[e], b = truth.data()[e];
+    if (!std::isfinite(a) || !std::isfinite(b)) continue;
+    if (!(std::fabs(a - b) <= rel * scale.data()[e])) ++over;
+  }
+  return over;
+}
+
 long first_bitwise_difference(const MatrixB& a, const MatrixB& b) {
   if (a.rows != b.rows || a.cols != b.cols) return 0;
   for (size_t e = 0; e < a.size(); ++e)

@@ -33,6 +33,11 @@ double expected_value(double truth, Mode mode);
 ErrorStats compare_to_truth(const MatD& y, const MatD& truth, const MatD& bound, Mode mode);
 ErrorStats compare_to_truth(const MatrixB& y, const MatD& truth, const MatD& bound, Mode mode);
 
+// Finite elements with |y - truth| > rel * scale (exact mode promises
+// rel = 1e-12 of sum_k |N_ik||W_jk| + sum_r |S_r,ij|). Non-finite elements
+// are left to compare_to_truth's class check.
+size_t count_over_scale(const MatD& y, const MatD& truth, const MatD& scale, double rel);
+
 // Index of the first element at which two outputs differ bitwise, or -1.
 long first_bitwise_difference(const MatrixB& a, const MatrixB& b);
 
