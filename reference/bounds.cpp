@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "arith.hpp"
+#include "comm.hpp"
 #include "kernels.hpp"
 
 namespace ltt {
@@ -46,7 +47,53 @@ Truth compute_truth(const Inputs& in, const MatD& W, const MatD& absW) {
   return t;
 }
 
-MatD BoundCtx::reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo) const {
+namespace {
+
+// Sum over the ring's hops of |exact partial sum|: for each element, the
+// terms in the order the ring adds them (chunk c starts at rank c+1).
+MatD ring_partials(const std::vector<MatD>& x, const RingPlace& place) {
+  const int T = static_cast<int>(x.size());
+  const Eigen::Index rows = x[0].rows(), cols = x[0].cols();
+  const size_t width = static_cast<size_t>(place.width ? place.width : cols);
+  const size_t n = static_cast<size_t>(rows) * width;
+  MatD P = MatD::Zero(rows, cols);
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < cols; ++j) {
+      int c;
+      if (place.col_shards) {
+        c = static_cast<int>(j / (cols / T));
+      } else {
+        const size_t e = static_cast<size_t>(i) * width + static_cast<size_t>(place.offset + j);
+        c = static_cast<int>(e * static_cast<size_t>(T) / n);
+        while (c + 1 < T && chunk_begin(n, T, c + 1) <= e) ++c;
+        while (c > 0 && chunk_begin(n, T, c) > e) --c;
+      }
+      double s = x[static_cast<size_t>((c + 1) % T)](i, j), acc = 0;
+      for (int k = 1; k < T; ++k) {
+        s += x[static_cast<size_t>((c + 1 + k) % T)](i, j);
+        acc += std::fabs(s);
+      }
+      P(i, j) = acc;
+    }
+  return P;
+}
+
+}  // namespace
+
+const std::vector<MatD>& BoundCtx::R() {
+  if (R_.empty())
+    for (const auto& r : in.R) R_.push_back(widen<double>(r));
+  return R_;
+}
+
+const std::vector<MatD>& BoundCtx::S() {
+  if (S_.empty())
+    for (const auto& s : in.S) S_.push_back(widen<double>(s));
+  return S_;
+}
+
+MatD BoundCtx::reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo, const std::vector<MatD>* terms,
+                      RingPlace place) const {
   const double T = in.p.T;
   const MatD E = Ein ? *Ein : MatD::Zero(X.rows(), X.cols());
   if (algo == Algo::one_shot) {
@@ -56,7 +103,14 @@ MatD BoundCtx::reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo) 
   }
   // Ring: every hop adds in fp32 and rounds to bf16.
   const double up = u.ua + u.us + u.ua * u.us;
-  return (E + gamma(T - 1, up) * (A + E)).array() + (T - 1) * (u.tiny_a + u.tiny_s);
+  const double tiny = (T - 1) * (u.tiny_a + u.tiny_s);
+  MatD e = (E + gamma(T - 1, up) * (A + E)).array() + tiny;
+  if (terms && T > 1) {
+    const MatD P = ring_partials(*terms, place);
+    const MatD sharp = (E + (1 + gamma(T, up)) * up * (P + (T - 1) * E)).array() + tiny;
+    e = e.cwiseMin(sharp);
+  }
+  return e;
 }
 
 MatD BoundCtx::dot(const MatD& E, const MatD& absNW, double K) const {
@@ -93,12 +147,12 @@ MatD BoundCtx::add(const MatD& X, const MatD& e) const {
 //   |N~_k - N_k| <= |N_k| + |g_k| (1+dN)(1+4ua)(1-eta)^-1/2
 //                            min(sqrt(L), (|Z_k| + eZ_k) / sqrt(eps (1-eta))),
 // the bound used where step 1 fails (dm >= D: cancellation wiped out the row).
-const BoundCtx::Norm& BoundCtx::norm(Algo algo, NormOrder order) {
-  const auto key = std::make_pair(static_cast<int>(algo), static_cast<int>(order));
+const BoundCtx::Norm& BoundCtx::norm(Algo algo, NormOrder order, RingPlace place) {
+  const auto key = std::make_tuple(static_cast<int>(algo), static_cast<int>(order), place.offset, place.width);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   Norm n;
-  n.eZ = reduce(t.Z, t.AR, nullptr, algo);
+  n.eZ = reduce(t.Z, t.AR, nullptr, algo, &R(), place);
   const Problem& p = in.p;
   const MatD g = widen<double>(in.g);
   const double L = p.L;

@@ -13,7 +13,13 @@
 //   sum of k terms in a fixed order, accumulated:     Higham (4.4):
 //                      e' = sum e_i + gamma_{k-1}(ua) sum (|x_i| + e_i)
 //   ring, each hop rounded to storage: per hop (1+ua)(1+us), so the same with
-//                      u' = ua + us + ua us and (k-1)(tiny_a + tiny_s) added
+//                      u' = ua + us + ua us and (k-1)(tiny_a + tiny_s) added;
+//                      and, sharper when the exact terms and the ring's
+//                      order are known (Higham (4.3) with exact partial sums
+//                      s_2..s_k of the terms in the order the ring adds them):
+//                      e' = sum e_i + (1 + gamma_k(u')) u' (sum_j |s_j| + (k-1) sum e_i)
+//                      (the computed partial errs by E_j <= (1+u') E_{j-1} + u' (|s_j| + sum e_i));
+//                      the smaller of the two is used
 //   dot product of K bf16 products (exact in fp32) with exact weights W:
 //                      e' = sum_k e_k |W_k| + gamma_K(ua) sum_k (|N_k| + e_k)|W_k|
 //                      (gamma_K, not K-1: room for an accumulator that does
@@ -22,6 +28,8 @@
 #pragma once
 
 #include <map>
+#include <tuple>
+#include <vector>
 #include <utility>
 
 #include "inputs.hpp"
@@ -39,6 +47,16 @@ struct Units {
 };
 
 double gamma(double n, double u);
+
+// Where a reduction's elements sit in the buffer whose ring chunks decide
+// their order (comm.hpp): columns [offset, offset + cols) of rows `width`
+// wide (width 0: the matrix itself), or the column shards of a
+// reduce-scatter.
+struct RingPlace {
+  int offset = 0;
+  int width = 0;
+  bool col_shards = false;
+};
 
 // The float64 truth of an input set and the magnitudes the bounds need.
 struct Truth {
@@ -62,24 +80,32 @@ Truth compute_truth(const Inputs& in, const MatD& W, const MatD& absW);
 // (algorithm, RMSNorm order), so tiers that share them compute them once.
 class BoundCtx {
  public:
-  BoundCtx(const Inputs& inputs, const Truth& truth, const MatD& abs_w, Mode mode)
-      : in(inputs), t(truth), absW(abs_w), u(Units::of(mode)) {}
+  BoundCtx(const Inputs& inputs, const Truth& truth, const MatD& w, const MatD& abs_w, Mode mode)
+      : in(inputs), t(truth), W(w), absW(abs_w), u(Units::of(mode)) {}
   const Inputs& in;
   const Truth& t;
+  const MatD& W;
   const MatD& absW;
   const Units u;
+
+  // The ranks' partials in float64, rank order.
+  const std::vector<MatD>& R();
+  const std::vector<MatD>& S();
 
   struct Norm {
     MatD eZ;  // [M, L] bound on |Z~ - Z|
     MatD eN;  // [M, L] bound on |N~ - N|
     MatD E;   // [M, H] eN |W|^T
   };
-  const Norm& norm(Algo algo, NormOrder order);
+  // `place`: where Z sits in the latent reduction's buffer.
+  const Norm& norm(Algo algo, NormOrder order, RingPlace place = {});
 
   // Bound on a reduction over T ranks whose exact terms have absolute sum A,
   // whose inputs carry errors summing to Ein (nullptr: exact inputs), and
-  // whose exact result is X.
-  MatD reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo) const;
+  // whose exact result is X. With the exact terms (rank order) and their
+  // place, a ring's bound also uses the exact partial sums in ring order.
+  MatD reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo, const std::vector<MatD>* terms = nullptr,
+              RingPlace place = {}) const;
   // Bound on a dot product over K of N~ with the exact W, given E and |N||W|^T
   // restricted to the same K terms.
   MatD dot(const MatD& E, const MatD& absNW, double K) const;
@@ -88,7 +114,8 @@ class BoundCtx {
   MatD add(const MatD& X, const MatD& e) const;  // e: sum of the operands' bounds
 
  private:
-  std::map<std::pair<int, int>, Norm> cache_;
+  std::map<std::tuple<int, int, int, int>, Norm> cache_;
+  std::vector<MatD> R_, S_;
 };
 
 }  // namespace ltt

@@ -67,7 +67,7 @@ Result<std::vector<MatrixB>> Reference::emulated(int tier, const Contract& c) {
 
 MatD Reference::bound(int tier, Mode mode, const Contract& c) {
   auto& b = bctx_[mode == Mode::exact ? 0 : 1];
-  if (!b) b = std::make_unique<BoundCtx>(in_, truth(), W_abs(), mode);
+  if (!b) b = std::make_unique<BoundCtx>(in_, truth(), W_double(), W_abs(), mode);
   return tier_def(tier).bound(*b, c);
 }
 

@@ -36,8 +36,9 @@ Status run(Ctx<P>& c) {
 // Z~ and S~ from one reduction (the per-element bound does not depend on the
 // chunking), then the epilogue: e_Y = round(add(dot(L) + e_S)), as tier 0.
 MatD bound(BoundCtx& b, const Contract& k) {
-  const auto& n = b.norm(k.algo, k.norm);
-  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo);
+  const int width = b.in.p.L + b.in.p.H;
+  const auto& n = b.norm(k.algo, k.norm, {0, width, false});
+  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, &b.S(), {b.in.p.L, width, false});
   return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
 }
 

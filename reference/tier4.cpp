@@ -40,7 +40,14 @@ MatD bound(BoundCtx& b, const Contract& k) {
   const MatD A = b.t.absNW + b.t.AS;
   const MatD eP = ((1 + u.ua) * (1 + u.us) * b.dot(n.E, b.t.absNW, p.Ls()) + (u.ua + u.us + u.ua * u.us) * A).array() +
                   p.T * (u.tiny_a + u.tiny_s) + double(p.T - 1) * p.Ls() * u.tiny_a;
-  return b.reduce(b.t.Y, A, &eP, k.algo);
+  // The exact terms of the final reduction, P_r = N_r W_r^T + S_r, for the
+  // ring's order-aware bound.
+  std::vector<MatD> P;
+  if (k.algo == Algo::ring)
+    for (int r = 0; r < p.T; ++r)
+      P.push_back(gemm_nt<double>(b.t.N.middleCols(r * p.Ls(), p.Ls()), b.W.middleCols(r * p.Ls(), p.Ls())) +
+                  b.S()[static_cast<size_t>(r)]);
+  return b.reduce(b.t.Y, A, &eP, k.algo, P.empty() ? nullptr : &P);
 }
 
 TierDef def() {
