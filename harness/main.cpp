@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   self->add_option("--dist", dists, "realistic, adversarial, exact (comma-separated)")->delimiter(',')->capture_default_str();
   self->add_option("--seed", st.seed, "input seed")->capture_default_str();
   self->add_option("--eps", st.eps, "RMSNorm eps")->capture_default_str();
+  std::string algo;
+  self->add_option("--algo", algo, "one-shot or ring: override every tier's declared reduction algorithm");
   self->add_flag("--bench", st.bench,
                  "then time the reference at k3 sizes, T 16, M 128 (all tiers, both modes) and its GEMM rate beside "
                  "Eigen's own");
@@ -69,6 +71,10 @@ int main(int argc, char** argv) {
       auto x = ltt::parse_dist(s);
       if (!x) return fail(LTT_USAGE("--dist '", s, "' not understood: use realistic, adversarial or exact"));
       st.dists.push_back(*x);
+    }
+    if (!algo.empty()) {
+      st.algo = ltt::parse_algo(algo);
+      if (!st.algo) return fail(LTT_USAGE("--algo '", algo, "' not understood: use one-shot or ring"));
     }
     if (auto s = check_positive(st.tp, "--tp"); !s.ok()) return fail(s.error());
     if (auto s = check_positive(st.tokens, "--tokens"); !s.ok()) return fail(s.error());

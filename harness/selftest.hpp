@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct SelftestOptions {
   std::vector<Dist> dists = {Dist::realistic, Dist::adversarial, Dist::exact};
   uint64_t seed = 0;
   double eps = 1e-6;
+  std::optional<Algo> algo;  // override every tier's declared reduction algorithm
   bool bench = false;
 };
 
