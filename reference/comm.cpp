@@ -47,18 +47,13 @@ Status LocalComm<P>::reduce_scatter_cols(const std::vector<const M*>& in, const 
     return LTT_ERR(Errc::internal, "reduce_scatter_cols: wrong number of buffers");
   const auto rows = in[0]->rows();
   const auto w = in[0]->cols() / T_;
+  std::vector<const R*> bufs;
+  for (const M* m : in) bufs.push_back(m->data());
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < T_; ++r) {
     M& o = *out[static_cast<size_t>(r)];
     o.resize(rows, w);
-    std::vector<const R*> src(static_cast<size_t>(T_));
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      for (int k = 0; k < T_; ++k) {
-        const int q = algo == Algo::one_shot ? k : (r + 1 + k) % T_;
-        src[static_cast<size_t>(k)] = in[static_cast<size_t>(q)]->data() + i * in[0]->cols() + r * w;
-      }
-      ordered_sum<P>(src, o.data() + i * w, static_cast<size_t>(w), algo);
-    }
+    reduce_shard<P>(bufs, rows, in[0]->cols(), w, r, algo, o.data());
   }
   return {};
 }

@@ -46,6 +46,23 @@ void ordered_sum(const std::vector<const typename P::Real*>& src, typename P::Re
   }
 }
 
+// out [rows, w] = the sum over ranks of shard r (columns [r w, (r+1) w)) of
+// T row-major buffers `ld` columns wide, in the algorithm's order: one-shot
+// 0..T-1, ring r+1, ..., r (the reduce-scatter's chunk r is shard r).
+template <class P>
+void reduce_shard(const std::vector<const typename P::Real*>& bufs, Eigen::Index rows, Eigen::Index ld, Eigen::Index w,
+                  int r, Algo algo, typename P::Real* out) {
+  const int T = static_cast<int>(bufs.size());
+  std::vector<const typename P::Real*> src(bufs.size());
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (int k = 0; k < T; ++k) {
+      const int q = algo == Algo::one_shot ? k : (r + 1 + k) % T;
+      src[static_cast<size_t>(k)] = bufs[static_cast<size_t>(q)] + i * ld + r * w;
+    }
+    ordered_sum<P>(src, out + i * w, static_cast<size_t>(w), algo);
+  }
+}
+
 template <class P>
 class Comm {
  public:

@@ -27,7 +27,7 @@ Status run(Ctx<P>& c) {
   std::vector<M> Ysh(c.n_local());
   for (size_t i = 0; i < c.n_local(); ++i) {
     const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
-    Ysh[i] = gemm_nt<typename P::Real>(N, c.W.middleRows(c.rank(i) * p.Hs(), p.Hs())) + Ssh[i];
+    Ysh[i] = gemm_nt<typename P::Real>(N, c.W.middleRows(c.w_shard(i) * p.Hs(), p.Hs())) + Ssh[i];
     P::round(Ysh[i]);
     no_neg_zero(Ysh[i]);
   }

@@ -23,7 +23,7 @@ Status run(Ctx<P>& c) {
     const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
     const int col = c.rank(i) * p.Hs();
     auto shard = c.Y[i].middleCols(col, p.Hs());
-    M acc = gemm_nt<typename P::Real>(N, c.W.middleRows(col, p.Hs())) + shard;
+    M acc = gemm_nt<typename P::Real>(N, c.W.middleRows(c.w_shard(i) * p.Hs(), p.Hs())) + shard;
     P::round(acc);
     shard = acc;
   }
