@@ -1,12 +1,18 @@
 // ltt: the latent-MoE tail testbed's command line.
 //
+//   ltt check                the tiers on a backend, over fake or real TP ranks, checked
 //   ltt selftest [--bench]   the reference of every tier against the float64 truth
 //
 // Exit codes: 0 pass, 1 numerical failure, 2 bad input or usage.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
+#include <thread>
 
+#include <mpi.h>
+#include <omp.h>
+
+#include "check.hpp"
 #include "problem.hpp"
 #include "process.hpp"
 #include "selftest.hpp"
@@ -55,6 +61,33 @@ int main(int argc, char** argv) {
                  "then time the reference at k3 sizes, T 16, M 128 (all tiers, both modes) and its GEMM rate beside "
                  "Eigen's own");
 
+  ltt::CheckOptions ck;
+  std::string ck_dims = "k3", ck_algo, ck_tiers = "all";
+  std::vector<std::string> ck_dists = {"all"};
+  auto* check = app.add_subcommand(
+      "check",
+      "The main job: run the tiers on a backend at TP sizes T and check every rank's output against the float64 truth "
+      "(rigorous bound) and the emulated reference of the declared contract (ULPs at each element's error scale), "
+      "rank against rank, run against run. Without mpirun, or with mpirun -np P for P dividing T, the T ranks are "
+      "spread over the P processes (P = 1: fake ranks; P = T: real ranks). With no flags: k3 sizes, T 8 and 16, "
+      "every tier where it applies at M 1, 5, 33, 128 and tiers 1-4 also at 256, 257, 2048, all distributions.");
+  check->add_option("--tp", ck.tp, "TP sizes T, comma-separated")->delimiter(',')->capture_default_str();
+  check->add_option("--tier", ck_tiers, "tiers: 0..4, comma-separated, or all")->capture_default_str();
+  check->add_option("--tokens", ck.tokens, "token counts M, comma-separated (default: the main job's)")->delimiter(',');
+  check->add_option("--dims", ck_dims, "k3 (H 7168, L 3584), small (H 256, L 128) or H,L")->capture_default_str();
+  check->add_option("--dist", ck_dists, "realistic, exact, adversarial or all (comma-separated)")->delimiter(',')->capture_default_str();
+  check->add_option("--seed", ck.seed, "input seed")->capture_default_str();
+  check->add_option("--eps", ck.eps, "RMSNorm eps")->capture_default_str();
+  check->add_option("--backend", ck.backend, "cpu (the per-rank pipelines in Eigen) or cuda")->capture_default_str();
+  check->add_option("--algo", ck_algo, "one-shot or ring: the backend's reduction algorithm (default: each tier's declared one)");
+  check->add_option("--json", ck.json, "write the results as JSON (schema in README.md)");
+  check->add_option("--markdown", ck.markdown, "write a Markdown summary");
+  check->add_option("--dump-dir", ck.dump_dir, "write a case file (safetensors) for every failing case here");
+  check->add_option("--timeout", ck.timeout, "seconds without progress before the run is ended, naming the rank")->capture_default_str();
+  check->add_option("--ulp-max", ck.ulp_max, "pass: every element within this many ULPs of the emulated reference")->capture_default_str();
+  check->add_option("--ulp-frac", ck.ulp_frac, "pass: at most this fraction of elements differing from it at all")->capture_default_str();
+  check->add_option("--plant", ck.plant, "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0) or hang (rank 1 stops)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -62,6 +95,62 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
+  if (check->parsed()) {
+    for (int i = 0; i < argc; ++i) ck.command += (i ? " " : "") + std::string(argv[i]);
+    auto d = ltt::parse_dims(ck_dims);
+    if (!d.ok()) return fail(d.error());
+    ck.dims = *d;
+    if (ck_tiers != "all") {
+      ck.tiers.clear();
+      std::string item;
+      for (size_t i = 0; i <= ck_tiers.size(); ++i) {
+        if (i < ck_tiers.size() && ck_tiers[i] != ',') { item += ck_tiers[i]; continue; }
+        char* end = nullptr;
+        const long t = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != 0 || t < 0 || t > 4)
+          return fail(LTT_USAGE("--tier '", ck_tiers, "' not understood: use 0..4, a comma list (0,2) or all"));
+        ck.tiers.push_back(static_cast<int>(t));
+        item.clear();
+      }
+    }
+    if (!(ck_dists.size() == 1 && ck_dists[0] == "all")) {
+      ck.dists.clear();
+      for (const auto& s : ck_dists) {
+        auto x = ltt::parse_dist(s);
+        if (!x) return fail(LTT_USAGE("--dist '", s, "' not understood: use realistic, exact, adversarial or all"));
+        ck.dists.push_back(*x);
+      }
+    }
+    if (!ck_algo.empty()) {
+      ck.algo = ltt::parse_algo(ck_algo);
+      if (!ck.algo) return fail(LTT_USAGE("--algo '", ck_algo, "' not understood: use one-shot or ring"));
+    }
+    if (auto s = check_positive(ck.tp, "--tp"); !s.ok()) return fail(s.error());
+    if (!ck.tokens.empty())
+      if (auto s = check_positive(ck.tokens, "--tokens"); !s.ok()) return fail(s.error());
+    if (!(ck.timeout > 0)) return fail(LTT_USAGE("--timeout must be > 0 seconds"));
+    if (!(ck.ulp_max >= 0) || !(ck.ulp_frac >= 0 && ck.ulp_frac <= 1))
+      return fail(LTT_USAGE("--ulp-max must be >= 0 and --ulp-frac in [0, 1]"));
+
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int size = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    // Several processes on few cores: one OpenMP thread each unless told otherwise.
+    if (size > 1 && !std::getenv("OMP_NUM_THREADS"))
+      omp_set_num_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / size));
+    auto r = ltt::run_check(ck, MPI_COMM_WORLD);
+    int code = r.ok() ? *r : r.error().exit_code();
+    if (!r.ok()) {
+      std::fprintf(stderr, "ltt: process %d: %s\n", rank, r.error().describe().c_str());
+      // A usage error is found alike on every process; anything else may leave
+      // others waiting in a collective.
+      if (r.error().code != ltt::Errc::usage) MPI_Abort(MPI_COMM_WORLD, code);
+    }
+    MPI_Finalize();
+    return code;
+  }
   if (self->parsed()) {
     auto d = ltt::parse_dims(dims);
     if (!d.ok()) return fail(d.error());

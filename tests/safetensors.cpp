@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -171,7 +172,7 @@ TEST_CASE("safetensors: the header is space-padded to a multiple of 8 and offset
       const auto& off = j[name]["data_offsets"];
       CHECK(off[0].get<uint64_t>() == pos);
       CHECK(off[1].get<uint64_t>() == pos + t.bytes.size());
-      CHECK(std::memcmp(f.data() + 8 + n + pos, t.bytes.data(), t.bytes.size()) == 0);
+      CHECK(std::equal(t.bytes.begin(), t.bytes.end(), f.begin() + static_cast<long>(8 + n + pos)));
       pos += t.bytes.size();
     }
     CHECK(8 + n + pos == f.size());

@@ -1,0 +1,307 @@
+// `ltt check`: the driver. It never names a tier: it loops over the tier
+// table, runs each case on the backend over this process's TP ranks, and on
+// process 0 checks rank 0's output against the reference, the other ranks'
+// against rank 0's (by hash, then element by element where they differ).
+#include "check.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "bf16.hpp"
+#include "compare.hpp"
+#include "inputs.hpp"
+#include "mpi_comm.hpp"
+#include "reference.hpp"
+#include "report.hpp"
+#include "safetensors.hpp"
+#include "table.hpp"
+#include "watchdog.hpp"
+
+namespace ltt {
+
+namespace {
+
+constexpr uint16_t kPoison = 0x7fa5;  // a NaN no arithmetic produces (quiet NaNs come out as 0x7fc0)
+
+uint64_t fnv1a(const MatrixB& m) {
+  uint64_t h = 1469598103934665603ull;
+  for (bf16 b : m.v) {
+    h ^= b.bits;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// This process's share of a case's inputs: every rank's partials on process
+// 0 (it holds the reference), only its own ranks' elsewhere.
+Inputs make_inputs(const Problem& p, const std::vector<int>& local, bool all, const Inputs* weights) {
+  if (all) return generate_inputs(p, weights);
+  Inputs in;
+  in.p = p;
+  in.R.resize(static_cast<size_t>(p.T));
+  in.S.resize(static_cast<size_t>(p.T));
+  for (int r : local) {
+    in.R[static_cast<size_t>(r)] = generate(p, TensorId::routed, r, 0, p.M);
+    in.S[static_cast<size_t>(r)] = generate(p, TensorId::shared, r, 0, p.M);
+  }
+  in.g = weights ? weights->g : generate(p, TensorId::norm_weight, 0, 0, 1);
+  in.W = weights ? weights->W : generate(p, TensorId::up_weight, 0, 0, p.H);
+  return in;
+}
+
+// The cpu backend: the tier's per-rank pipeline in emulated arithmetic over
+// this process's ranks, collectives in-process (fake ranks) or over MPI.
+Status run_cpu(const Problem& p, int tier, const Contract& contract, const Inputs& in, const MatF& g, const MatF& W,
+               Comm<EmulatedArith>& comm, int fault_rank, std::vector<MatrixB>& out) {
+  Ctx<EmulatedArith> c{p, contract, comm, {}, {}, g, W, {}};
+  c.fault_shard_rank = fault_rank;
+  for (int r : comm.local()) {
+    c.R.push_back(widen<float>(in.R[static_cast<size_t>(r)]));
+    c.S.push_back(widen<float>(in.S[static_cast<size_t>(r)]));
+  }
+  LTT_TRY(tier_def(tier).run_emulated(c));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (c.Y[i].rows() != p.M || c.Y[i].cols() != p.H)
+      return Error{Errc::numerical, cat("output is ", c.Y[i].rows(), " x ", c.Y[i].cols(), ", expected ", p.M, " x ", p.H),
+                   __FILE__, __LINE__, c.rank(i)};
+    const float* y = c.Y[i].data();
+    for (size_t e = 0; e < out[i].size(); ++e) out[i].v[e] = to_bf16(y[e]);
+  }
+  return {};
+}
+
+std::vector<int> default_tokens(int tier) {
+  if (tier == 0) return {1, 5, 33, 128};
+  return {1, 5, 33, 128, 256, 257, 2048};
+}
+
+struct Mismatch {
+  long index;
+  double got, want, truth, bound, ulps;
+};
+
+}  // namespace
+
+Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
+  int pid = 0, P = 1;
+  MPI_Comm_rank(comm, &pid);
+  MPI_Comm_size(comm, &P);
+  const bool root = pid == 0;
+  const double wall0 = now_seconds();
+
+  if (o.backend != "cpu")
+    return LTT_USAGE("--backend ", o.backend, ": this build has only the cpu backend (the cuda backend comes with the GPU work)");
+  for (int T : o.tp)
+    if (T % P != 0)
+      return LTT_USAGE("--tp ", T, " with ", P, " MPI processes: each process holds T/P ranks, so P must divide T (run mpirun -np P with P dividing every --tp)");
+  for (int t : o.tiers)
+    if (t < 0 || t >= kNumTiers) return LTT_USAGE("--tier ", t, " does not exist: tiers are 0..", kNumTiers - 1);
+  if (o.plant != "" && o.plant != "shard-off-by-one" && o.plant != "hang")
+    return LTT_USAGE("--plant '", o.plant, "': use shard-off-by-one or hang");
+
+  // The case list: every (T, M, dist, tier) the tier accepts.
+  struct Case {
+    Problem p;
+    int tier;
+  };
+  std::vector<Case> cases;
+  for (int T : o.tp)
+    for (Dist dist : o.dists) {
+      std::vector<int> Ms = o.tokens;
+      if (Ms.empty()) Ms = default_tokens(1);
+      for (int M : Ms)
+        for (int tier : o.tiers) {
+          if (o.tokens.empty() && M > 128 && tier == 0) continue;
+          Problem p;
+          p.H = o.dims.H;
+          p.L = o.dims.L;
+          p.T = T;
+          p.M = M;
+          p.eps = o.eps;
+          p.seed = o.seed;
+          p.dist = dist;
+          LTT_TRY(validate(p));
+          if (!validate_for_tier(p, tier).ok()) continue;  // e.g. tier 0 past M 128: not where it applies
+          cases.push_back({p, tier});
+        }
+    }
+  if (cases.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
+
+  watchdog_start(o.timeout, cat("process ", pid, " of ", P));
+  Report report(o, P);
+  if (root) report.header();
+  Progress prog(cases.size());
+  size_t failed = 0;
+  std::unique_ptr<Inputs> weights;  // g and W, shared by cases of the same dims, seed and dist family
+  std::unique_ptr<MatF> Wf, gf;
+
+  for (const Case& cs : cases) {
+    const Problem& p = cs.p;
+    const int tier = cs.tier;
+    Contract contract = tier_def(tier).contract;
+    if (o.algo) contract.algo = *o.algo;
+    const std::string name_case = cat("tier ", tier, " T ", p.T, " M ", p.M, " ", name(p.dist));
+    const double t0 = now_seconds();
+
+    std::unique_ptr<Comm<EmulatedArith>> cm;
+    if (P == 1) cm = std::make_unique<LocalComm<EmulatedArith>>(p.T);
+    else cm = std::make_unique<MpiComm<EmulatedArith>>(p.T, comm);
+    const std::vector<int>& local = cm->local();
+
+    watchdog_stage(cat(name_case, ": generating inputs"));
+    const bool same_weights = weights && weights->p.H == p.H && weights->p.L == p.L && weights->p.seed == p.seed &&
+                              (weights->p.dist == Dist::exact) == (p.dist == Dist::exact);
+    Inputs in = make_inputs(p, local, root, same_weights ? weights.get() : nullptr);
+    if (!same_weights) {
+      weights = std::make_unique<Inputs>();
+      weights->p = p;
+      weights->g = in.g;
+      weights->W = in.W;
+      Wf = std::make_unique<MatF>(widen<float>(in.W));
+      gf = std::make_unique<MatF>(widen<float>(in.g));
+    }
+
+    // Two runs into poisoned outputs: the second must give the same bits.
+    std::array<std::vector<MatrixB>, 2> out;
+    const int fault = o.plant == "shard-off-by-one" ? p.T - 1 : -1;
+    for (int run = 0; run < 2; ++run) {
+      out[static_cast<size_t>(run)].assign(local.size(), MatrixB(p.M, p.H));
+      for (auto& m : out[static_cast<size_t>(run)]) std::fill(m.v.begin(), m.v.end(), bf16{kPoison});
+      watchdog_stage(cat(name_case, ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
+      if (o.plant == "hang" && local.front() <= 1 && 1 <= local.back())
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      Status s = run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)]);
+      if (!s.ok()) {
+        if (s.error().rank < 0) s.on_rank(local.front());
+        s.error().message = cat(name_case, ": ", s.error().message);
+        return s;
+      }
+    }
+    const double backend_s = now_seconds() - t0;
+
+    // Cross-rank and run-to-run agreement, by hash, then by element.
+    watchdog_stage(cat(name_case, ": comparing ranks"));
+    std::vector<unsigned long long> mine, all(static_cast<size_t>(p.T));
+    int nondet = 0;
+    for (size_t i = 0; i < local.size(); ++i) {
+      mine.push_back(fnv1a(out[0][i]));
+      nondet |= first_bitwise_difference(out[0][i], out[1][i]) >= 0;
+    }
+    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, all.data(),
+                  static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, comm);
+    int nondet_any = 0;
+    MPI_Allreduce(&nondet, &nondet_any, 1, MPI_INT, MPI_MAX, comm);
+    int bad_rank = -1;
+    for (int r = 1; r < p.T && bad_rank < 0; ++r)
+      if (all[static_cast<size_t>(r)] != all[0]) bad_rank = r;
+    MatrixB other;  // the first differing rank's output, on process 0
+    if (bad_rank >= 0) {
+      const int owner = bad_rank / (p.T / P);
+      if (owner == pid && !root)
+        MPI_Send(out[0][static_cast<size_t>(bad_rank - local.front())].v.data(), static_cast<int>(out[0][0].size()),
+                 MPI_UNSIGNED_SHORT, 0, 7, comm);
+      if (root) {
+        if (owner == 0) other = out[0][static_cast<size_t>(bad_rank)];
+        else {
+          other = MatrixB(p.M, p.H);
+          MPI_Recv(other.v.data(), static_cast<int>(other.size()), MPI_UNSIGNED_SHORT, owner, 7, comm, MPI_STATUS_IGNORE);
+        }
+      }
+    }
+
+    int ok = 1;
+    if (root) {
+      watchdog_stage(cat(name_case, ": reference"));
+      Reference ref(in);
+      const Truth& truth = ref.truth();
+      auto yref = ref.emulated(tier, contract);
+      if (!yref.ok()) return yref.status();
+      const MatD bound = ref.bound(tier, Mode::emulated, contract);
+      watchdog_stage(cat(name_case, ": checking"));
+      const MatrixB& y = out[0][0];
+      const MatrixB& want = (*yref)[0];
+      CaseResult res;
+      res.tier = tier;
+      res.p = p;
+      res.contract = contract;
+      res.vs_truth = compare_to_truth(y, truth.Y, bound, Mode::emulated);
+      res.bad_rank = bad_rank;
+      if (bad_rank >= 0) res.bad_rank_elem = first_bitwise_difference(other, y);
+      res.deterministic = nondet_any == 0;
+      std::vector<Mismatch> first;
+      for (size_t e = 0; e < y.size(); ++e) {
+        const double a = to_double(y.v[e]), b = to_double(want.v[e]);
+        if (y.v[e].bits == kPoison) ++res.poisoned;
+        double d;
+        if (!std::isfinite(a) || !std::isfinite(b)) d = (std::isnan(a) && std::isnan(b)) || a == b ? 0 : 1e9;
+        else {
+          const double scale = std::max({std::fabs(b), std::fabs(truth.NW.data()[e]), std::fabs(truth.S.data()[e])});
+          d = ulp_distance(a, b, scale);
+        }
+        res.ulp_max = std::max(res.ulp_max, d);
+        const int bin = d == 0 ? 0 : d <= 1 ? 1 : d <= 2 ? 2 : 3;
+        ++res.ulp_hist[static_cast<size_t>(bin)];
+        const double t = truth.Y.data()[e];
+        const bool gate_ok = std::isnan(t) ? std::isnan(a) : (std::isinf(t) || std::isinf(a)) ? a == t || a == expected_value(t, Mode::emulated)
+                                                                                               : std::fabs(a - t) <= 8e-2 + 3e-2 * std::fabs(t);
+        res.gate_fail += gate_ok ? 0 : 1;
+        if (d > o.ulp_max && first.size() < 5)
+          first.push_back({static_cast<long>(e), a, b, t, bound.data()[e], d});
+      }
+      res.frac_differ = static_cast<double>(y.size() - res.ulp_hist[0]) / static_cast<double>(y.size());
+      res.ok = res.vs_truth.ok() && res.ulp_max <= o.ulp_max && res.frac_differ <= o.ulp_frac && bad_rank < 0 &&
+               res.deterministic && res.poisoned == 0;
+      res.seconds = now_seconds() - t0;
+      res.backend_seconds = backend_s;
+      if (!res.ok) {
+        ++failed;
+        ok = 0;
+        res.repro = cat(P > 1 ? cat("mpirun -np ", P, " ") : std::string(), "build/release/bin/ltt check --tier ", tier,
+                        " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
+                        " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
+                        o.plant.empty() ? std::string() : cat(" --plant ", o.plant));
+        if (!o.dump_dir.empty()) {
+          SafeTensors st;
+          for (int r = 0; r < p.T; ++r) {
+            st.put_bf16(cat("routed.rank", r), in.R[static_cast<size_t>(r)]);
+            st.put_bf16(cat("shared.rank", r), in.S[static_cast<size_t>(r)]);
+          }
+          st.put_bf16("norm_weight", in.g, true);
+          st.put_bf16("up_weight", in.W);
+          st.put_f64("expected_exact", truth.Y);
+          st.put_bf16(cat("expected.tier", tier), want);
+          for (size_t i = 0; i < local.size(); ++i) st.put_bf16(cat("output.tier", tier, ".rank", local[i]), out[0][i]);
+          if (bad_rank >= 0 && P > 1) st.put_bf16(cat("output.tier", tier, ".rank", bad_rank), other);
+          st.metadata = case_metadata(p, {tier}, contract);
+          std::error_code ec;
+          std::filesystem::create_directories(o.dump_dir, ec);
+          res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed, ".safetensors");
+          LTT_TRY(write_safetensors(res.dump, st));
+        }
+        for (const Mismatch& m : first)
+          res.first.push_back(cat("[", m.index / p.H, ", ", m.index % p.H, "] got ", m.got, " expected ", m.want,
+                                  " (truth ", m.truth, ", bound ", m.bound, ", ", m.ulps, " ulp)"));
+      }
+      prog.step(name_case);
+      report.add(res);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!root && !ok) ++failed;
+  }
+  prog.done();
+  watchdog_stop();
+  if (root) LTT_TRY(report.finish(now_seconds() - wall0));
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace ltt

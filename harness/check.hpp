@@ -1,0 +1,50 @@
+// `ltt check`: runs the tiers on a backend at TP sizes T, over real ranks
+// (one MPI process per TP rank), fake ranks (all T in one process) or a mix
+// (T/P ranks in each of P processes), and checks every rank's output:
+//   - against the float64 truth and the tier's rigorous bound;
+//   - against the emulated reference of the contract the backend declares,
+//     as a ULP histogram at each element's error scale (DESIGN.md section 3):
+//     every element within --ulp-max ULPs, at most --ulp-frac of them differing;
+//   - every rank bitwise equal to rank 0; a second run bitwise equal to the
+//     first; no poisoned (unwritten) element; no unexpected NaN/Inf; not all
+//     zero;
+//   - beside it, the production gate |y - ref| <= 8e-2 + 3e-2 |ref|.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+#include "status.hpp"
+
+namespace ltt {
+
+struct CheckOptions {
+  Dims dims = kDimsK3;
+  std::vector<int> tp = {8, 16};
+  std::vector<int> tiers = {0, 1, 2, 3, 4};
+  // Empty: the main job's token counts (tier 0 at 1, 5, 33, 128; tiers 1-4
+  // also at 256, 257, 2048).
+  std::vector<int> tokens;
+  std::vector<Dist> dists = {Dist::realistic, Dist::exact, Dist::adversarial};
+  uint64_t seed = 0;
+  double eps = 1e-6;
+  std::string backend = "cpu";
+  std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
+  std::string json, markdown, dump_dir;
+  double timeout = 300;  // seconds without progress before the run is ended
+  double ulp_max = 1.0;
+  double ulp_frac = 1e-3;
+  std::string plant;     // "", "shard-off-by-one" or "hang" (to prove the checks)
+  std::string command;   // the command line, for reports and reproduction
+};
+
+// Returns the exit code (0 all hold, 1 a numerical failure); errors are
+// usage or internal problems.
+Result<int> run_check(const CheckOptions& o, MPI_Comm comm);
+
+}  // namespace ltt
