@@ -110,16 +110,19 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
     return LTT_USAGE("--plant '", o.plant, "': use shard-off-by-one or hang");
 
   // The case list: every (T, M, dist, tier) the tier accepts.
-  struct Case {
+  // Cases grouped by input set: inputs, truth and bounds are made once per set.
+  struct Set {
     Problem p;
-    int tier;
+    std::vector<int> tiers;
   };
-  std::vector<Case> cases;
+  std::vector<Set> sets;
+  size_t n_cases = 0;
   for (int T : o.tp)
     for (Dist dist : o.dists) {
       std::vector<int> Ms = o.tokens;
       if (Ms.empty()) Ms = default_tokens(1);
-      for (int M : Ms)
+      for (int M : Ms) {
+        Set set;
         for (int tier : o.tiers) {
           if (o.tokens.empty() && M > 128 && tier == 0) continue;
           Problem p;
@@ -132,36 +135,34 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
           p.dist = dist;
           LTT_TRY(validate(p));
           if (!validate_for_tier(p, tier).ok()) continue;  // e.g. tier 0 past M 128: not where it applies
-          cases.push_back({p, tier});
+          set.p = p;
+          set.tiers.push_back(tier);
         }
+        n_cases += set.tiers.size();
+        if (!set.tiers.empty()) sets.push_back(set);
+      }
     }
-  if (cases.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
+  if (sets.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
 
   watchdog_start(o.timeout, cat("process ", pid, " of ", P));
   Report report(o, P);
   if (root) report.header();
-  Progress prog(cases.size());
+  Progress prog(n_cases);
   size_t failed = 0;
   std::unique_ptr<Inputs> weights;  // g and W, shared by cases of the same dims, seed and dist family
   std::unique_ptr<MatF> Wf, gf;
 
-  for (const Case& cs : cases) {
-    const Problem& p = cs.p;
-    const int tier = cs.tier;
-    Contract contract = tier_def(tier).contract;
-    if (o.algo) contract.algo = *o.algo;
-    const std::string name_case = cat("tier ", tier, " T ", p.T, " M ", p.M, " ", name(p.dist));
-    const double t0 = now_seconds();
-
+  for (const Set& set : sets) {
+    const Problem& p = set.p;
     std::unique_ptr<Comm<EmulatedArith>> cm;
     if (P == 1) cm = std::make_unique<LocalComm<EmulatedArith>>(p.T);
     else cm = std::make_unique<MpiComm<EmulatedArith>>(p.T, comm);
     const std::vector<int>& local = cm->local();
 
-    watchdog_stage(cat(name_case, ": generating inputs"));
+    watchdog_stage(cat("T ", p.T, " M ", p.M, " ", name(p.dist), ": generating inputs"));
     const bool same_weights = weights && weights->p.H == p.H && weights->p.L == p.L && weights->p.seed == p.seed &&
                               (weights->p.dist == Dist::exact) == (p.dist == Dist::exact);
-    Inputs in = make_inputs(p, local, root, same_weights ? weights.get() : nullptr);
+    const Inputs in = make_inputs(p, local, root, same_weights ? weights.get() : nullptr);
     if (!same_weights) {
       weights = std::make_unique<Inputs>();
       weights->p = p;
@@ -170,6 +171,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
       Wf = std::make_unique<MatF>(widen<float>(in.W));
       gf = std::make_unique<MatF>(widen<float>(in.g));
     }
+    std::unique_ptr<Reference> ref;
+    if (root) ref = std::make_unique<Reference>(in);
+
+  for (int tier : set.tiers) {
+    Contract contract = tier_def(tier).contract;
+    if (o.algo) contract.algo = *o.algo;
+    const std::string name_case = cat("tier ", tier, " T ", p.T, " M ", p.M, " ", name(p.dist));
+    const double t0 = now_seconds();
 
     // Two runs into poisoned outputs: the second must give the same bits.
     std::array<std::vector<MatrixB>, 2> out;
@@ -222,11 +231,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
     int ok = 1;
     if (root) {
       watchdog_stage(cat(name_case, ": reference"));
-      Reference ref(in);
-      const Truth& truth = ref.truth();
-      auto yref = ref.emulated(tier, contract);
+      const Truth& truth = ref->truth();
+      auto yref = ref->emulated(tier, contract);
       if (!yref.ok()) return yref.status();
-      const MatD bound = ref.bound(tier, Mode::emulated, contract);
+      const MatD bound = ref->bound(tier, Mode::emulated, contract);
       watchdog_stage(cat(name_case, ": checking"));
       const MatrixB& y = out[0][0];
       const MatrixB& want = (*yref)[0];
@@ -297,6 +305,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     if (!root && !ok) ++failed;
+  }
   }
   prog.done();
   watchdog_stop();

@@ -24,6 +24,26 @@ double gamma(double n, double u) {
   return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
 }
 
+namespace {
+
+// A rigorous upper bound on A B^T for nonnegative A (float64) and B (fp32
+// holding bf16 values, exact), computed in fp32 at 2.5x the speed of a
+// float64 GEMM. A's rounding to fp32 lowers each product by at most a factor
+// (1 - 2^-24), the fp32 sum of K nonnegative terms by (1 - gamma_K(2^-24));
+// dividing by both restores an upper bound. Values of A below fp32's
+// subnormal range flush to 0: K 2^-149 max(B) covers them and underflowing
+// products.
+MatD nonneg_gemm_upper(const MatD& A, const MatF& B) {
+  const double K = static_cast<double>(A.cols());
+  const MatF Af = A.cast<float>();
+  const MatF C = gemm_nt<float>(Af, B);
+  const double scale = 1.0 / ((1 - kFp32Unit) * (1 - gamma(K, kFp32Unit)));
+  const double floor = K * std::ldexp(1.0, -149) * (1.0 + static_cast<double>(B.maxCoeff()));
+  return (C.cast<double>() * scale).array() + floor;
+}
+
+}  // namespace
+
 Truth compute_truth(const Inputs& in, const MatD& W, const MatD& absW) {
   const Problem& p = in.p;
   Truth t;
@@ -42,8 +62,7 @@ Truth compute_truth(const Inputs& in, const MatD& W, const MatD& absW) {
   t.N = rmsnorm<ExactArith>(t.Z, widen<double>(in.g), p.eps, NormOrder::fused);
   t.NW = gemm_nt<double>(t.N, W);
   t.Y = t.NW + t.S;
-  const MatD absN = t.N.cwiseAbs();
-  t.absNW = gemm_nt<double>(absN, absW);
+  t.absNW = nonneg_gemm_upper(t.N.cwiseAbs(), absW.cast<float>());
   return t;
 }
 
@@ -182,7 +201,8 @@ const BoundCtx::Norm& BoundCtx::norm(Algo algo, NormOrder order, RingPlace place
       n.eN(i, k) = std::min(e, cap) + (1 + gk) * underflow;
     }
   }
-  n.E = gemm_nt<double>(n.eN, absW);
+  if (absWf_.size() == 0) absWf_ = absW.cast<float>();
+  n.E = nonneg_gemm_upper(n.eN, absWf_);
   return cache_.emplace(key, std::move(n)).first->second;
 }
 

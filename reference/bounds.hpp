@@ -67,7 +67,7 @@ struct Truth {
   MatD Y;      // [M, H] NW + S: the layer's output
   MatD AR;     // [M, L] sum_r |R_r|
   MatD AS;     // [M, H] sum_r |S_r|
-  MatD absNW;  // [M, H] |N| |W|^T
+  MatD absNW;  // [M, H] an upper bound on |N| |W|^T (fp32, rounded up: bounds.cpp)
   // The element's magnitude scale: sum_k |N_ik||W_jk| + sum_r |S_r,ij|.
   MatD scale() const { return absNW + AS; }
 };
@@ -116,6 +116,7 @@ class BoundCtx {
  private:
   std::map<std::tuple<int, int, int, int>, Norm> cache_;
   std::vector<MatD> R_, S_;
+  MatF absWf_;
 };
 
 }  // namespace ltt
