@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "backend.hpp"
 #include "bf16.hpp"
 #include "compare.hpp"
 #include "inputs.hpp"
@@ -30,55 +31,6 @@
 namespace ltt {
 
 namespace {
-
-constexpr uint16_t kPoison = 0x7fa5;  // a NaN no arithmetic produces (quiet NaNs come out as 0x7fc0)
-
-uint64_t fnv1a(const MatrixB& m) {
-  uint64_t h = 1469598103934665603ull;
-  for (bf16 b : m.v) {
-    h ^= b.bits;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// This process's share of a case's inputs: every rank's partials on process
-// 0 (it holds the reference), only its own ranks' elsewhere.
-Inputs make_inputs(const Problem& p, const std::vector<int>& local, bool all, const Inputs* weights) {
-  if (all) return generate_inputs(p, weights);
-  Inputs in;
-  in.p = p;
-  in.R.resize(static_cast<size_t>(p.T));
-  in.S.resize(static_cast<size_t>(p.T));
-  for (int r : local) {
-    in.R[static_cast<size_t>(r)] = generate(p, TensorId::routed, r, 0, p.M);
-    in.S[static_cast<size_t>(r)] = generate(p, TensorId::shared, r, 0, p.M);
-  }
-  in.g = weights ? weights->g : generate(p, TensorId::norm_weight, 0, 0, 1);
-  in.W = weights ? weights->W : generate(p, TensorId::up_weight, 0, 0, p.H);
-  return in;
-}
-
-// The cpu backend: the tier's per-rank pipeline in emulated arithmetic over
-// this process's ranks, collectives in-process (fake ranks) or over MPI.
-Status run_cpu(const Problem& p, int tier, const Contract& contract, const Inputs& in, const MatF& g, const MatF& W,
-               Comm<EmulatedArith>& comm, int fault_rank, std::vector<MatrixB>& out) {
-  Ctx<EmulatedArith> c{p, contract, comm, {}, {}, g, W, {}};
-  c.fault_shard_rank = fault_rank;
-  for (int r : comm.local()) {
-    c.R.push_back(widen<float>(in.R[static_cast<size_t>(r)]));
-    c.S.push_back(widen<float>(in.S[static_cast<size_t>(r)]));
-  }
-  LTT_TRY(tier_def(tier).run_emulated(c));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (c.Y[i].rows() != p.M || c.Y[i].cols() != p.H)
-      return Error{Errc::numerical, cat("output is ", c.Y[i].rows(), " x ", c.Y[i].cols(), ", expected ", p.M, " x ", p.H),
-                   __FILE__, __LINE__, c.rank(i)};
-    const float* y = c.Y[i].data();
-    for (size_t e = 0; e < out[i].size(); ++e) out[i].v[e] = to_bf16(y[e]);
-  }
-  return {};
-}
 
 std::vector<int> default_tokens(int tier) {
   if (tier == 0) return {1, 5, 33, 128};
@@ -184,16 +136,16 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
     std::array<std::vector<MatrixB>, 2> out;
     const int fault = o.plant == "shard-off-by-one" ? p.T - 1 : -1;
     for (int run = 0; run < 2; ++run) {
-      out[static_cast<size_t>(run)].assign(local.size(), MatrixB(p.M, p.H));
-      for (auto& m : out[static_cast<size_t>(run)]) std::fill(m.v.begin(), m.v.end(), bf16{kPoison});
+      out[static_cast<size_t>(run)] = poisoned_outputs(local.size(), p.M, p.H);
       watchdog_stage(cat(name_case, ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
       if (o.plant == "hang" && local.front() <= 1 && 1 <= local.back())
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
       Status s = run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)]);
       if (!s.ok()) {
         if (s.error().rank < 0) s.on_rank(local.front());
-        s.error().message = cat(name_case, ": ", s.error().message);
-        return s;
+        Error e = s.error();
+        e.message = cat(name_case, ": ", e.message);
+        return e;
       }
     }
     const double backend_s = now_seconds() - t0;

@@ -1,0 +1,60 @@
+// The cpu backend and its helpers (backend.hpp).
+#include "backend.hpp"
+
+#include <algorithm>
+
+#include "tier.hpp"
+
+namespace ltt {
+
+
+uint64_t fnv1a(const MatrixB& m) {
+  uint64_t h = 1469598103934665603ull;
+  for (bf16 b : m.v) {
+    h ^= b.bits;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+Inputs make_inputs(const Problem& p, const std::vector<int>& local, bool all, const Inputs* weights) {
+  if (all) return generate_inputs(p, weights);
+  Inputs in;
+  in.p = p;
+  in.R.resize(static_cast<size_t>(p.T));
+  in.S.resize(static_cast<size_t>(p.T));
+  for (int r : local) {
+    in.R[static_cast<size_t>(r)] = generate(p, TensorId::routed, r, 0, p.M);
+    in.S[static_cast<size_t>(r)] = generate(p, TensorId::shared, r, 0, p.M);
+  }
+  in.g = weights ? weights->g : generate(p, TensorId::norm_weight, 0, 0, 1);
+  in.W = weights ? weights->W : generate(p, TensorId::up_weight, 0, 0, p.H);
+  return in;
+}
+
+Status run_cpu(const Problem& p, int tier, const Contract& contract, const Inputs& in, const MatF& g, const MatF& W,
+               Comm<EmulatedArith>& comm, int fault_rank, std::vector<MatrixB>& out) {
+  Ctx<EmulatedArith> c{p, contract, comm, {}, {}, g, W, {}};
+  c.fault_shard_rank = fault_rank;
+  for (int r : comm.local()) {
+    c.R.push_back(widen<float>(in.R[static_cast<size_t>(r)]));
+    c.S.push_back(widen<float>(in.S[static_cast<size_t>(r)]));
+  }
+  LTT_TRY(tier_def(tier).run_emulated(c));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (c.Y[i].rows() != p.M || c.Y[i].cols() != p.H)
+      return Error{Errc::numerical, cat("output is ", c.Y[i].rows(), " x ", c.Y[i].cols(), ", expected ", p.M, " x ", p.H),
+                   __FILE__, __LINE__, c.rank(i)};
+    const float* y = c.Y[i].data();
+    for (size_t e = 0; e < out[i].size(); ++e) out[i].v[e] = to_bf16(y[e]);
+  }
+  return {};
+}
+
+std::vector<MatrixB> poisoned_outputs(size_t n, int M, int H) {
+  std::vector<MatrixB> out(n, MatrixB(M, H));
+  for (auto& m : out) std::fill(m.v.begin(), m.v.end(), bf16{kPoison});
+  return out;
+}
+
+}  // namespace ltt
