@@ -13,6 +13,7 @@
 #include <omp.h>
 
 #include "check.hpp"
+#include "invariance.hpp"
 #include "problem.hpp"
 #include "process.hpp"
 #include "selftest.hpp"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
                  "Eigen's own");
 
   ltt::CheckOptions ck;
+  bool ck_invariance = false;
   std::string ck_dims = "k3", ck_algo, ck_tiers = "all";
   std::vector<std::string> ck_dists = {"all"};
   auto* check = app.add_subcommand(
@@ -86,6 +88,10 @@ int main(int argc, char** argv) {
   check->add_option("--timeout", ck.timeout, "seconds without progress before the run is ended, naming the rank")->capture_default_str();
   check->add_option("--ulp-max", ck.ulp_max, "pass: every element within this many ULPs of the emulated reference")->capture_default_str();
   check->add_option("--ulp-frac", ck.ulp_frac, "pass: at most this fraction of elements differing from it at all")->capture_default_str();
+  check->add_flag("--invariance", ck_invariance,
+                  "report instead whether each token's output is bitwise independent of the batch it rides in "
+                  "(M 1, 5, 33, 128, 129, 256, 257, 2048 unless --tokens), how far it drifts where the selection "
+                  "switches tiers, between T and 2T, and run to run (fake ranks)");
   check->add_option("--plant", ck.plant, "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0) or hang (rank 1 stops)");
 
   try {
@@ -140,7 +146,12 @@ int main(int argc, char** argv) {
     // Several processes on few cores: one OpenMP thread each unless told otherwise.
     if (size > 1 && !std::getenv("OMP_NUM_THREADS"))
       omp_set_num_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / size));
-    auto r = ltt::run_check(ck, MPI_COMM_WORLD);
+    if (ck_invariance && size > 1) {
+      if (rank == 0) std::fprintf(stderr, "ltt: --invariance runs fake ranks in one process: run it without mpirun\n");
+      MPI_Finalize();
+      return 2;
+    }
+    auto r = ck_invariance ? ltt::run_invariance(ck) : ltt::run_check(ck, MPI_COMM_WORLD);
     int code = r.ok() ? *r : r.error().exit_code();
     if (!r.ok()) {
       std::fprintf(stderr, "ltt: process %d: %s\n", rank, r.error().describe().c_str());

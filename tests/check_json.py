@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Checks the JSON and Markdown that `ltt check` wrote against the schema in
+README.md, with nothing but the standard library: every case has its fields
+with the right types, the figures are consistent (histogram sums to M*H,
+pass agrees with the criteria), and the summary counts the cases."""
+import json
+import sys
+
+doc = json.load(open(sys.argv[1]))
+md = open(sys.argv[2]).read()
+for key in ("ltt_version", "command", "backend", "processes", "criteria", "cases", "summary"):
+    assert key in doc, key
+cases = doc["cases"]
+assert cases, "no cases"
+assert doc["summary"]["cases"] == len(cases)
+assert doc["summary"]["failed"] == sum(not c["pass"] for c in cases)
+crit = doc["criteria"]
+for c in cases:
+    for key, typ in (("tier", int), ("tp", int), ("tokens", int), ("hidden", int), ("latent", int), ("dist", str),
+                     ("algo", str), ("rmsnorm_order", str), ("pass", bool), ("deterministic", bool),
+                     ("ranks_agree", bool), ("unwritten", int), ("production_gate_failures", int)):
+        assert isinstance(c[key], typ), (key, c[key])
+    t = c["vs_truth"]
+    for key in ("max_abs", "max_rel", "normwise_rel", "max_err_over_bound", "p999_err_over_bound"):
+        assert isinstance(t[key], (int, float)) and t[key] >= 0, (key, t[key])
+    e = c["vs_emulated"]
+    assert sum(e["ulp_hist"]) == c["tokens"] * c["hidden"], c
+    expect = (t["over_bound"] == 0 and t["nonfinite_mismatch"] == 0 and 0 <= e["ulp_max"] <= crit["ulp_max"]
+              and e["frac_differ"] <= crit["ulp_frac"] and c["ranks_agree"] and c["deterministic"] and c["unwritten"] == 0)
+    assert c["pass"] == expect, c
+    assert f"| {c['tier']} | {c['tp']} | {c['tokens']} | {c['dist']} |" in md, c
+print(f"{len(cases)} cases: JSON and Markdown consistent")
