@@ -1,11 +1,39 @@
 // Report: table, JSON and Markdown from the same CaseResults.
 #include "report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace ltt {
+
+void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD& bound, const CheckOptions& o,
+              CaseResult& r) {
+  r.vs_truth = compare_to_truth(y, truth.Y, bound, Mode::emulated);
+  const int H = static_cast<int>(y.cols());
+  for (Eigen::Index e = 0; e < y.size(); ++e) {
+    const double a = y.data()[e], b = to_double(want.v[static_cast<size_t>(e)]);
+    double d;
+    if (!std::isfinite(a) || !std::isfinite(b)) d = (std::isnan(a) && std::isnan(b)) || a == b ? 0 : 1e9;
+    else d = ulp_distance(a, b, std::max({std::fabs(b), std::fabs(truth.NW.data()[e]), std::fabs(truth.S.data()[e])}));
+    r.ulp_max = std::max(r.ulp_max, d);
+    ++r.ulp_hist[d == 0 ? 0 : d <= 1 ? 1 : d <= 2 ? 2 : 3];
+    // The production gate, for comparison: |y - ref| <= 8e-2 + 3e-2 |ref|.
+    const double t = truth.Y.data()[e];
+    const bool gate_ok = std::isnan(t) ? std::isnan(a)
+                         : (std::isinf(t) || std::isinf(a)) ? a == t || a == expected_value(t, Mode::emulated)
+                                                           : std::fabs(a - t) <= 8e-2 + 3e-2 * std::fabs(t);
+    r.gate_fail += gate_ok ? 0 : 1;
+    if (d > o.ulp_max && r.first.size() < 5)
+      r.first.push_back(cat("[", e / H, ", ", e % H, "] got ", a, " expected ", b, " (truth ", t, ", bound ",
+                            bound.data()[e], ", ", d > 1e8 ? std::string("NaN/Inf mismatch") : cat(d, " ulp"), ")"));
+  }
+  r.frac_differ = static_cast<double>(static_cast<size_t>(y.size()) - r.ulp_hist[0]) / static_cast<double>(y.size());
+  r.ok = r.vs_truth.ok() && r.ulp_max <= o.ulp_max && r.frac_differ <= o.ulp_frac && r.bad_rank < 0 &&
+         r.deterministic && r.poisoned == 0;
+}
 
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c) {
   std::string t;

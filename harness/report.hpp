@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "bounds.hpp"
 #include "compare.hpp"
 #include "table.hpp"
 
@@ -33,6 +34,12 @@ struct CaseResult {
   std::string repro, dump;
   std::vector<std::string> first;      // first mismatches, printed
 };
+
+// Fills `r`'s figures for rank 0's output y (values) against the truth and
+// its bound and against the emulated reference `want`, and r.ok from them and
+// from what the caller already set (bad_rank, deterministic, poisoned).
+void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD& bound, const CheckOptions& o,
+              CaseResult& r);
 
 // __metadata__ of a case file (DESIGN.md section 6).
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c);
