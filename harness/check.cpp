@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "backend.hpp"
+#include "casefile.hpp"
 #include "bf16.hpp"
 #include "compare.hpp"
 #include "inputs.hpp"
@@ -204,18 +205,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
                         " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
                         o.plant.empty() ? std::string() : cat(" --plant ", o.plant));
         if (!o.dump_dir.empty()) {
-          SafeTensors st;
-          for (int r = 0; r < p.T; ++r) {
-            st.put_bf16(cat("routed.rank", r), in.R[static_cast<size_t>(r)]);
-            st.put_bf16(cat("shared.rank", r), in.S[static_cast<size_t>(r)]);
-          }
-          st.put_bf16("norm_weight", in.g, true);
-          st.put_bf16("up_weight", in.W);
-          st.put_f64("expected_exact", truth.Y);
-          st.put_bf16(cat("expected.tier", tier), want);
+          SafeTensors st = make_case(in, truth, {{tier, want}}, CaseContract{contract.algo, contract.norm});
           for (size_t i = 0; i < local.size(); ++i) st.put_bf16(cat("output.tier", tier, ".rank", local[i]), out[0][i]);
           if (bad_rank >= 0 && P > 1) st.put_bf16(cat("output.tier", tier, ".rank", bad_rank), other);
-          st.metadata = case_metadata(p, {tier}, contract);
           std::error_code ec;
           std::filesystem::create_directories(o.dump_dir, ec);
           res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed, ".safetensors");

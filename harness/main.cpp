@@ -1,6 +1,9 @@
 // ltt: the latent-MoE tail testbed's command line.
 //
 //   ltt check                the tiers on a backend, over fake or real TP ranks, checked
+//   ltt golden --out DIR     golden tensors: case files and their manifest
+//   ltt regress DIR          regenerate a golden set, compare bit for bit
+//   ltt verify --case C --output O   check outputs made anywhere against a case
 //   ltt selftest [--bench]   the reference of every tier against the float64 truth
 //
 // Exit codes: 0 pass, 1 numerical failure, 2 bad input or usage.
@@ -13,7 +16,9 @@
 #include <omp.h>
 
 #include "check.hpp"
+#include "golden.hpp"
 #include "invariance.hpp"
+#include "verify.hpp"
 #include "problem.hpp"
 #include "process.hpp"
 #include "selftest.hpp"
@@ -26,6 +31,37 @@ ltt::Status check_positive(const std::vector<int>& v, const char* what) {
   for (int x : v)
     if (x < 1) return LTT_USAGE(what, " must be >= 1 (got ", x, ")");
   return {};
+}
+
+// "all" or a comma list of tiers 0..4.
+ltt::Result<std::vector<int>> parse_tiers(const std::string& s) {
+  if (s == "all") return std::vector<int>{0, 1, 2, 3, 4};
+  std::vector<int> out;
+  std::string item;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] != ',') {
+      item += s[i];
+      continue;
+    }
+    char* end = nullptr;
+    const long t = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != 0 || t < 0 || t > 4)
+      return LTT_USAGE("--tier '", s, "' not understood: use 0..4, a comma list (0,2) or all");
+    out.push_back(static_cast<int>(t));
+    item.clear();
+  }
+  return out;
+}
+
+ltt::Result<std::vector<ltt::Dist>> parse_dists(const std::vector<std::string>& v) {
+  if (v.size() == 1 && v[0] == "all") return std::vector<ltt::Dist>{ltt::Dist::realistic, ltt::Dist::exact, ltt::Dist::adversarial};
+  std::vector<ltt::Dist> out;
+  for (const auto& s : v) {
+    auto x = ltt::parse_dist(s);
+    if (!x) return LTT_USAGE("--dist '", s, "' not understood: use realistic, exact, adversarial or all");
+    out.push_back(*x);
+  }
+  return out;
 }
 
 int fail(const ltt::Error& e) {
@@ -94,6 +130,50 @@ int main(int argc, char** argv) {
                   "switches tiers, between T and 2T, and run to run (fake ranks)");
   check->add_option("--plant", ck.plant, "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0) or hang (rank 1 stops)");
 
+  ltt::GoldenOptions go;
+  std::string go_dims = "small", go_algo, go_norm, go_tiers = "all";
+  std::vector<std::string> go_dists = {"realistic", "adversarial"};
+  go.sel.tokens = {1, 5, 33};
+  auto* golden = app.add_subcommand(
+      "golden",
+      "Write golden tensors: one case file per input set (every rank's inputs, expected_exact, expected.tier{k} for "
+      "each selected tier that applies) and DIR/manifest.json (each file, its SHA-256, bytes and metadata; entries of "
+      "earlier runs are kept). Files are written under a temporary name and renamed.");
+  golden->add_option("--out", go.out, "directory to write into")->required();
+  golden->add_option("--tp", go.sel.tp, "TP sizes T")->delimiter(',')->capture_default_str();
+  golden->add_option("--tier", go_tiers, "tiers: 0..4, comma-separated, or all")->capture_default_str();
+  golden->add_option("--tokens", go.sel.tokens, "token counts M")->delimiter(',')->capture_default_str();
+  golden->add_option("--dims", go_dims, "k3, small or H,L")->capture_default_str();
+  golden->add_option("--dist", go_dists, "realistic, exact, adversarial or all")->delimiter(',')->capture_default_str();
+  golden->add_option("--seed", go.sel.seed, "input seed")->capture_default_str();
+  golden->add_option("--eps", go.sel.eps, "RMSNorm eps")->capture_default_str();
+  golden->add_option("--algo", go_algo, "reduction algorithm of the expected outputs: one-shot (default) or ring");
+  golden->add_option("--norm", go_norm, "RMSNorm order for every tier: fused or round-then-weight (default: each tier's declared one)");
+  golden->add_flag("--hash-only", go.hash_only, "record only the files' hashes in the manifest (for k3 sizes), keep no file");
+
+  std::string regress_dir;
+  auto* regress = app.add_subcommand(
+      "regress",
+      "Regenerate every set of DIR/manifest.json and compare bit for bit: committed files tensor by tensor (inputs: "
+      "the generator did not drift; expected_exact and expected.tier{k}: the reference did not drift), hash-only "
+      "entries by SHA-256. Exit 1 naming the set, the tensor and the first differing element (or the hash).");
+  regress->add_option("dir", regress_dir, "a golden set directory (e.g. data/golden)")->required();
+
+  ltt::VerifyOptions vo;
+  int vo_tier = -1;
+  auto* verify = app.add_subcommand(
+      "verify",
+      "Check outputs made anywhere against a case file, as ltt check checks its own backends. OUTPUT holds 'output' "
+      "(one rank's [M, H], BF16 or F32) or 'output.tier{k}.rank{r}' tensors. CASE and OUTPUT may both be directories "
+      "(outputs under the cases' file names).");
+  verify->add_option("--case", vo.case_path, "case file (or directory of them)")->required();
+  verify->add_option("--output", vo.output_path, "outputs file (or directory of them)")->required();
+  verify->add_option("--tier", vo_tier, "the tier that made 'output' (needed when the case covers several)");
+  verify->add_option("--json", vo.report.json, "write the results as JSON (the schema of ltt check)");
+  verify->add_option("--markdown", vo.report.markdown, "write a Markdown summary");
+  verify->add_option("--ulp-max", vo.report.ulp_max, "pass: every element within this many ULPs")->capture_default_str();
+  verify->add_option("--ulp-frac", vo.report.ulp_frac, "pass: at most this fraction of elements differing")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -101,32 +181,48 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  if (golden->parsed()) {
+    auto d = ltt::parse_dims(go_dims);
+    if (!d.ok()) return fail(d.error());
+    go.sel.dims = *d;
+    if (auto t = parse_tiers(go_tiers); !t.ok()) return fail(t.error());
+    else go.sel.tiers = *t;
+    if (auto x = parse_dists(go_dists); !x.ok()) return fail(x.error());
+    else go.sel.dists = *x;
+    if (!go_algo.empty()) {
+      go.sel.algo = ltt::parse_algo(go_algo);
+      if (!go.sel.algo) return fail(LTT_USAGE("--algo '", go_algo, "' not understood: use one-shot or ring"));
+    }
+    if (!go_norm.empty()) {
+      go.norm = ltt::parse_norm_order(go_norm);
+      if (!go.norm) return fail(LTT_USAGE("--norm '", go_norm, "' not understood: use fused or round-then-weight"));
+    }
+    if (auto s = check_positive(go.sel.tp, "--tp"); !s.ok()) return fail(s.error());
+    if (auto s = check_positive(go.sel.tokens, "--tokens"); !s.ok()) return fail(s.error());
+    auto r = ltt::run_golden(go);
+    return r.ok() ? *r : fail(r.error());
+  }
+  if (regress->parsed()) {
+    auto r = ltt::run_regress(regress_dir);
+    return r.ok() ? *r : fail(r.error());
+  }
+  if (verify->parsed()) {
+    if (vo_tier >= 0) vo.tier = vo_tier;
+    vo.report.command = command;
+    auto r = ltt::run_verify(vo);
+    return r.ok() ? *r : fail(r.error());
+  }
   if (check->parsed()) {
-    for (int i = 0; i < argc; ++i) ck.command += (i ? " " : "") + std::string(argv[i]);
+    ck.command = command;
     auto d = ltt::parse_dims(ck_dims);
     if (!d.ok()) return fail(d.error());
     ck.dims = *d;
-    if (ck_tiers != "all") {
-      ck.tiers.clear();
-      std::string item;
-      for (size_t i = 0; i <= ck_tiers.size(); ++i) {
-        if (i < ck_tiers.size() && ck_tiers[i] != ',') { item += ck_tiers[i]; continue; }
-        char* end = nullptr;
-        const long t = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != 0 || t < 0 || t > 4)
-          return fail(LTT_USAGE("--tier '", ck_tiers, "' not understood: use 0..4, a comma list (0,2) or all"));
-        ck.tiers.push_back(static_cast<int>(t));
-        item.clear();
-      }
-    }
-    if (!(ck_dists.size() == 1 && ck_dists[0] == "all")) {
-      ck.dists.clear();
-      for (const auto& s : ck_dists) {
-        auto x = ltt::parse_dist(s);
-        if (!x) return fail(LTT_USAGE("--dist '", s, "' not understood: use realistic, exact, adversarial or all"));
-        ck.dists.push_back(*x);
-      }
-    }
+    if (auto t = parse_tiers(ck_tiers); !t.ok()) return fail(t.error());
+    else ck.tiers = *t;
+    if (auto x = parse_dists(ck_dists); !x.ok()) return fail(x.error());
+    else ck.dists = *x;
     if (!ck_algo.empty()) {
       ck.algo = ltt::parse_algo(ck_algo);
       if (!ck.algo) return fail(LTT_USAGE("--algo '", ck_algo, "' not understood: use one-shot or ring"));

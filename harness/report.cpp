@@ -56,18 +56,22 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
           {"ltt_version", "0.1.0"}};
 }
 
-Report::Report(const CheckOptions& o, int processes)
+Report::Report(const CheckOptions& o, int processes, std::string title)
     : o_(o),
       processes_(processes),
+      title_(std::move(title)),
       table_({{"tier", "", 4}, {"T", "", 3}, {"M", "", 5}, {"dist", "", 11}, {"algo", "", 8}, {"max", "err/bnd", 8},
               {"p99.9", "err/bnd", 8}, {"over", "elems", 5}, {"ulp0", "elems", 8}, {"ulp1", "elems", 7},
               {"ulp2", "elems", 5}, {"ulp3+", "elems", 5}, {"differ", "%", 7}, {"ranks", "", 5}, {"rerun", "", 5},
               {"gate", "fails", 6}, {"time", "s", 6}, {"ok", "", 4}}) {}
 
 void Report::header() {
-  std::printf("# ltt check: backend %s, %d process(es) for T ranks (%s ranks), dims H %d L %d, seed %llu\n",
-              o_.backend.c_str(), processes_, processes_ == 1 ? "fake" : "real or mixed", o_.dims.H, o_.dims.L,
-              static_cast<unsigned long long>(o_.seed));
+  if (title_ == "ltt check")
+    std::printf("# ltt check: backend %s, %d process(es) for T ranks (%s ranks), dims H %d L %d, seed %llu\n",
+                o_.backend.c_str(), processes_, processes_ == 1 ? "fake" : "real or mixed", o_.dims.H, o_.dims.L,
+                static_cast<unsigned long long>(o_.seed));
+  else
+    std::printf("# %s: %s\n", title_.c_str(), o_.backend.c_str());
   std::printf("# err/bnd: |y - truth| / rigorous bound; ulpN: elements N ULPs (at their error scale) from the emulated\n"
               "# reference of the declared contract; pass: every element <= %g ULP, <= %g%% differing, all ranks equal,\n"
               "# rerun equal, nothing unwritten. gate: elements failing |y - truth| <= 8e-2 + 3e-2 |truth| (for comparison)\n",
@@ -94,6 +98,7 @@ void Report::add(const CaseResult& r) {
     if (!r.deterministic) why += " a second run gave other bits;";
     if (r.poisoned) why += cat(" ", r.poisoned, " elements never written;");
     std::printf("#   FAIL tier %d T %d M %d %s:%s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), why.c_str());
+    if (!r.note.empty()) std::printf("#     %s\n", r.note.c_str());
     for (const auto& f : r.first) std::printf("#     %s\n", f.c_str());
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
@@ -158,7 +163,7 @@ Status Report::finish(double wall_seconds) {
   }
   if (!o_.markdown.empty()) {
     std::ofstream f(o_.markdown);
-    f << "### ltt check: " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
+    f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
       << results_.size() << " cases, " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: `"
       << o_.command << "`\n\n"
       << "| tier | T | M | dist | algo | max err/bound | ULP 0/1/2/3+ | differ % | ranks | rerun | gate fails | verdict |\n"

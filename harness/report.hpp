@@ -31,7 +31,7 @@ struct CaseResult {
   size_t gate_fail = 0;                // elements failing the production gate
   bool ok = false;
   double seconds = 0, backend_seconds = 0;
-  std::string repro, dump;
+  std::string repro, dump, note;
   std::vector<std::string> first;      // first mismatches, printed
 };
 
@@ -46,7 +46,7 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
 
 class Report {
  public:
-  Report(const CheckOptions& o, int processes);
+  Report(const CheckOptions& o, int processes, std::string title = "ltt check");
   void header();
   void add(const CaseResult& r);
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
@@ -54,6 +54,7 @@ class Report {
  private:
   const CheckOptions& o_;
   int processes_;
+  std::string title_;
   Table table_;
   std::vector<CaseResult> results_;
 };

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Interop, with nothing but Python's standard library (struct, json, hashlib):
+
+1. a case file written by `ltt golden` parses with an independent reader: the
+   header is padded to 8 bytes, the tensors cover the data exactly, and
+   re-serialising what was parsed (compact JSON with sorted keys, data
+   contiguous in name order) gives back the very same bytes; its SHA-256 is the manifest's;
+2. outputs written here are judged by `ltt verify`: the expected tensors
+   themselves pass (BF16 and widened to F32, two ranks), and the same outputs
+   moved by 8 ULPs in a few elements fail with exit 1; a truncated case file
+   is refused with exit 2.
+
+usage: interop.py LTT WORKDIR
+"""
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+
+ltt, work = sys.argv[1], sys.argv[2]
+os.makedirs(work, exist_ok=True)
+gold = os.path.join(work, "gold")
+subprocess.run([ltt, "golden", "--out", gold, "--dims", "small", "--tp", "8", "--tokens", "5", "--dist", "realistic",
+                "--tier", "1,2"], check=True, stdout=subprocess.DEVNULL)
+manifest = json.load(open(os.path.join(gold, "manifest.json")))
+entry = manifest["files"][0]
+path = os.path.join(gold, entry["file"])
+raw = open(path, "rb").read()
+
+# 1. An independent reader.
+(n,) = struct.unpack("<Q", raw[:8])
+assert n % 8 == 0, "header not padded to a multiple of 8"
+header = json.loads(raw[8:8 + n].decode("utf-8"))
+data = raw[8 + n:]
+meta = header.pop("__metadata__")
+size = {"BF16": 2, "F32": 4, "F64": 8}
+spans = sorted((v["data_offsets"][0], v["data_offsets"][1], k) for k, v in header.items())
+pos = 0
+for b, e, k in spans:
+    assert b == pos, f"gap or overlap before {k}"
+    count = 1
+    for d in header[k]["shape"]:
+        count *= d
+    assert e - b == count * size[header[k]["dtype"]], k
+    pos = e
+assert pos == len(data), "bytes not exactly covered"
+assert hashlib.sha256(raw).hexdigest() == entry["sha256"], "SHA-256 differs from the manifest"
+assert meta == entry["metadata"]
+
+
+def serialise(tensors, metadata):
+    """tensors: name -> (dtype, shape, bytes)."""
+    head, blob = {}, b""
+    for name in sorted(tensors):
+        dtype, shape, b = tensors[name]
+        head[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(blob), len(blob) + len(b)]}
+        blob += b
+    if metadata:
+        head["__metadata__"] = metadata
+    h = json.dumps(head, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + blob
+
+
+tensors = {k: (v["dtype"], v["shape"], data[v["data_offsets"][0]:v["data_offsets"][1]]) for k, v in header.items()}
+again = serialise(tensors, meta)
+assert again == raw, "re-serialised bytes differ from ltt's"
+print(f"1. {entry['file']}: {len(tensors)} tensors parsed, re-serialised byte for byte, SHA-256 matches")
+
+# 2. Outputs made here, judged by ltt verify.
+M, H = int(meta["tokens"]), int(meta["hidden"])
+exp = tensors["expected.tier1"][2]
+
+
+def verify(outputs, *extra):
+    out = os.path.join(work, "out.safetensors")
+    open(out, "wb").write(serialise(outputs, {}))
+    return subprocess.run([ltt, "verify", "--case", path, "--output", out, *extra], capture_output=True, text=True)
+
+
+r = verify({"output.tier1.rank0": ("BF16", [M, H], exp), "output.tier1.rank3": ("BF16", [M, H], exp)})
+assert r.returncode == 0, r.stdout + r.stderr
+f32 = b"".join(struct.pack("<I", struct.unpack("<H", exp[i:i + 2])[0] << 16) for i in range(0, len(exp), 2))
+r = verify({"output": ("F32", [M, H], f32)}, "--tier", "1")
+assert r.returncode == 0, r.stdout + r.stderr
+bad = bytearray(exp)
+for i in (0, 7, 100):
+    (v,) = struct.unpack_from("<H", bad, 2 * i)
+    struct.pack_into("<H", bad, 2 * i, v + 8 if (v & 0x7f80) != 0x7f80 else v)
+r = verify({"output.tier1.rank0": ("BF16", [M, H], bytes(bad))})
+assert r.returncode == 1, r.stdout + r.stderr
+assert "FAIL tier 1 T 8 M 5 realistic" in r.stdout, r.stdout
+trunc = os.path.join(work, "truncated.safetensors")
+open(trunc, "wb").write(raw[: len(raw) // 2])
+r = subprocess.run([ltt, "verify", "--case", trunc, "--output", trunc], capture_output=True, text=True)
+assert r.returncode == 2 and "truncated.safetensors" in r.stderr, r.stderr
+print("2. ltt verify: exact outputs pass (BF16, F32), moved ones fail (exit 1), a truncated case is refused (exit 2)")
+print("2 passed, 0 failed")
