@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 preset="${1:-release}"
 
 pkgs=(cmake g++ make libeigen3-dev doctest-dev libopenmpi-dev openmpi-bin
-      librandom123-dev libcli11-dev nlohmann-json3-dev python3)
+      librandom123-dev libcli11-dev nlohmann-json3-dev python3
+      clang-14 libclang-rt-14-dev)   # clang: the libFuzzer target of the test suite
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
