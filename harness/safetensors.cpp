@@ -21,6 +21,15 @@ static_assert(sizeof(bf16) == 2 && sizeof(float) == 4 && sizeof(double) == 8);
 
 namespace {
 
+// A value from the file, for a message: scalars as written, containers by kind
+// and size only (json::dump() recurses once per nesting level, so a deeply
+// nested header would overflow the stack).
+std::string brief(const nlohmann::json& v) {
+  if (v.is_primitive()) return v.dump();
+  return cat(v.is_array() ? "an array of " : "an object of ", v.size(), " entries");
+}
+
+
 using json = nlohmann::json;
 constexpr uint64_t kMaxBytes = uint64_t{1} << 40;  // cap on one tensor's size
 
@@ -231,13 +240,14 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     else if (ds == "F64") t.dtype = StDtype::F64;
     else return BADT("unknown dtype '", ds, "' (BF16, F32 and F64 are supported)");
     if (!sh.is_array()) return BADT("'shape' is not an array");
-    for (const json& d : sh) {
-      if (!d.is_number_integer()) return BADT("shape ", sh.dump(), " has a non-integer dimension");
+    for (size_t i = 0; i < sh.size(); ++i) {
+      const json& d = sh[i];
+      if (!d.is_number_integer()) return BADT("shape entry ", i, " (", brief(d), ") is not an integer dimension");
       if (!d.is_number_unsigned()) {
-        if (d.get<int64_t>() < 0) return BADT("shape ", sh.dump(), " has a negative dimension");
+        if (d.get<int64_t>() < 0) return BADT("shape entry ", i, " (", brief(d), ") is a negative dimension");
         t.shape.push_back(0);  // "-0"
       } else if (d.get<uint64_t>() > kMaxBytes) {
-        return BADT("shape ", sh.dump(), " of ", ds, " needs more than 2^40 bytes");
+        return BADT("shape entry ", i, " (", brief(d), ") of ", ds, " needs more than 2^40 bytes");
       } else {
         t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
       }
@@ -245,7 +255,7 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     auto need = tensor_bytes(t.shape, t.dtype);
     if (!need) return BADT("shape ", shape_str(t.shape), " of ", ds, " needs more than 2^40 bytes");
     if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-      return BADT("'data_offsets' ", off.dump(), " is not a pair of non-negative integers");
+      return BADT("'data_offsets' (", brief(off), ") is not a pair of non-negative integers");
     uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
     if (b > e) return BADT("data_offsets [", b, ", ", e, "] begin after they end");
     if (e > body_size)

@@ -79,7 +79,7 @@ Result<int> run_verify(const VerifyOptions& o) {
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
-  report.header();
+  bool header = false;  // printed once the first case has loaded
   size_t failed = 0;
   for (const auto& [case_file, out_file] : pairs) {
     auto cs = read_safetensors(case_file);
@@ -115,6 +115,8 @@ Result<int> run_verify(const VerifyOptions& o) {
         ++failed;
         res.repro = cat("build/release/bin/ltt verify --case ", case_file, " --output ", out_file, " --tier ", tier);
       }
+      if (!header) report.header();
+      header = true;
       report.add(res);
     }
   }

@@ -259,9 +259,9 @@ TEST_CASE("safetensors: ill-typed dtype, shape or data_offsets is rejected") {
   CHECK(has(error_of(R"({"w": {"dtype": "BF16", "shape": "1", "data_offsets": [0, 2]}})", 2),
             "tensor 'w': 'shape' is not an array"));
   CHECK(has(error_of(R"({"w": {"dtype": "BF16", "shape": [1.5], "data_offsets": [0, 2]}})", 2),
-            "tensor 'w': shape [1.5] has a non-integer dimension"));
+            "tensor 'w': shape entry 0 (1.5) is not an integer dimension"));
   CHECK(has(error_of(R"({"w": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2, 4]}})", 4),
-            "tensor 'w': 'data_offsets' [0,2,4] is not a pair of non-negative integers"));
+            "tensor 'w': 'data_offsets' (an array of 3 entries) is not a pair of non-negative integers"));
   CHECK(has(error_of(R"({"w": {"dtype": "BF16", "shape": [1], "data_offsets": [-2, 0]}})", 2),
             "not a pair of non-negative integers"));
   CHECK(has(error_of(R"({"w": {"dtype": "BF16", "shape": [1], "data_offsets": {"b": 0}}})", 2),
@@ -275,7 +275,7 @@ TEST_CASE("safetensors: an unknown dtype is rejected") {
 
 TEST_CASE("safetensors: a negative dimension is rejected") {
   CHECK(has(error_of(R"({"w": {"dtype": "BF16", "shape": [2, -3], "data_offsets": [0, 0]}})", 0),
-            "tensor 'w': shape [2,-3] has a negative dimension"));
+            "tensor 'w': shape entry 1 (-3) is a negative dimension"));
 }
 
 TEST_CASE("safetensors: a shape whose byte count overflows is rejected") {
@@ -414,4 +414,11 @@ TEST_CASE("safetensors: get_* errors name the tensor") {
   CHECK(has(st.get_as_double("output.tier1.rank0", 2, 3).error().message,
             "tensor 'output.tier1.rank0' has shape [3, 2], expected [2, 3]"));
   CHECK(has(st.get_bf16("norm_weight", 2, 2).error().message, "tensor 'norm_weight' has shape [4], expected [2, 2]"));
+}
+
+TEST_CASE("safetensors: a deeply nested header is refused, not a stack overflow") {
+  // 100000 nested arrays in a shape: the message must not recurse into them.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string h = R"({"w": {"dtype": "BF16", "shape": )" + deep + R"(, "data_offsets": [0, 0]}})";
+  CHECK(has(error_of(h, 0), "tensor 'w': shape entry 0 (an array of 1 entries) is not an integer dimension"));
 }
