@@ -96,5 +96,16 @@ trunc = os.path.join(work, "truncated.safetensors")
 open(trunc, "wb").write(raw[: len(raw) // 2])
 r = subprocess.run([ltt, "verify", "--case", trunc, "--output", trunc], capture_output=True, text=True)
 assert r.returncode == 2 and "truncated.safetensors" in r.stderr, r.stderr
-print("2. ltt verify: exact outputs pass (BF16, F32), moved ones fail (exit 1), a truncated case is refused (exit 2)")
+# A directory of cases against a directory of outputs under the same names.
+cases, outs = os.path.join(work, "cases"), os.path.join(work, "outs")
+os.makedirs(cases, exist_ok=True)
+os.makedirs(outs, exist_ok=True)
+open(os.path.join(cases, entry["file"]), "wb").write(raw)
+open(os.path.join(outs, entry["file"]), "wb").write(serialise({"output.tier2.rank5": ("BF16", [M, H], tensors["expected.tier2"][2])}, {}))
+r = subprocess.run([ltt, "verify", "--case", cases, "--output", outs, "--json", os.path.join(work, "v.json")],
+                   capture_output=True, text=True)
+assert r.returncode == 0, r.stdout + r.stderr
+v = json.load(open(os.path.join(work, "v.json")))
+assert [c["tier"] for c in v["cases"]] == [2] and v["cases"][0]["pass"], v
+print("2. ltt verify: exact outputs pass (BF16, F32, a directory), moved ones fail (exit 1), a truncated case is refused (exit 2)")
 print("2 passed, 0 failed")
