@@ -73,14 +73,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm) {
         Set set;
         for (int tier : o.tiers) {
           if (o.tokens.empty() && M > 128 && tier == 0) continue;
-          Problem p;
-          p.H = o.dims.H;
-          p.L = o.dims.L;
-          p.T = T;
-          p.M = M;
-          p.eps = o.eps;
-          p.seed = o.seed;
-          p.dist = dist;
+          const Problem p = make_problem(o.dims, T, M, dist, o.seed, o.eps);
           LTT_TRY(validate(p));
           if (!validate_for_tier(p, tier).ok()) continue;  // e.g. tier 0 past M 128: not where it applies
           set.p = p;

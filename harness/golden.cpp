@@ -114,14 +114,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   for (int T : o.sel.tp)
     for (Dist dist : o.sel.dists)
       for (int M : o.sel.tokens) {
-        Problem p;
-        p.H = o.sel.dims.H;
-        p.L = o.sel.dims.L;
-        p.T = T;
-        p.M = M;
-        p.eps = o.sel.eps;
-        p.seed = o.sel.seed;
-        p.dist = dist;
+        const Problem p = make_problem(o.sel.dims, T, M, dist, o.sel.seed, o.sel.eps);
         LTT_TRY(validate(p));
         std::vector<int> tiers;
         for (int k : o.sel.tiers)

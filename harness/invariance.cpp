@@ -113,14 +113,7 @@ Result<int> run_invariance(const CheckOptions& o) {
 
   for (Dist dist : o.dists)
     for (int T : o.tp) {
-      Problem pm;
-      pm.H = o.dims.H;
-      pm.L = o.dims.L;
-      pm.T = T;
-      pm.M = Ms.back();
-      pm.eps = o.eps;
-      pm.seed = o.seed;
-      pm.dist = dist;
+      const Problem pm = make_problem(o.dims, T, Ms.back(), dist, o.seed, o.eps);
       LTT_TRY(validate(pm));
       watchdog_stage(cat("T ", T, " ", name(dist), ": inputs"));
       auto big = std::make_unique<Inputs>(generate_inputs(pm));

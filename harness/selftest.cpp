@@ -21,13 +21,7 @@ namespace ltt {
 namespace {
 
 Status bench(const SelftestOptions& o) {
-  Problem p;
-  p.H = kDimsK3.H;
-  p.L = kDimsK3.L;
-  p.T = 16;
-  p.M = 128;
-  p.seed = o.seed;
-  p.eps = o.eps;
+  const Problem p = make_problem(kDimsK3, 16, 128, Dist::realistic, o.seed, o.eps);
   std::printf("\n# bench: k3 sizes (H %d, L %d), T %d, M %d, realistic, %d OpenMP threads\n", p.H, p.L, p.T, p.M,
               omp_get_max_threads());
   // Twice: the first pass also pays for faulting in fresh memory.
@@ -121,14 +115,7 @@ Result<int> run_selftest(const SelftestOptions& o) {
   for (int T : o.tp)
     for (int M : o.tokens)
       for (Dist dist : o.dists) {
-        Problem p;
-        p.H = o.dims.H;
-        p.L = o.dims.L;
-        p.T = T;
-        p.M = M;
-        p.eps = o.eps;
-        p.seed = o.seed;
-        p.dist = dist;
+        const Problem p = make_problem(o.dims, T, M, dist, o.seed, o.eps);
         LTT_TRY(validate(p));
         auto in = std::make_unique<Inputs>(generate_inputs(p, weights.get()));
         Reference ref(*in);

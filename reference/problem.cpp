@@ -54,6 +54,18 @@ std::string Problem::describe() const {
   return cat("H ", H, " L ", L, " T ", T, " M ", M, " eps ", eps, " seed ", seed, " ", name(dist));
 }
 
+Problem make_problem(Dims d, int T, int M, Dist dist, uint64_t seed, double eps) {
+  Problem p;
+  p.H = d.H;
+  p.L = d.L;
+  p.T = T;
+  p.M = M;
+  p.dist = dist;
+  p.seed = seed;
+  p.eps = eps;
+  return p;
+}
+
 Status validate(const Problem& p) {
   if (p.H < 1 || p.L < 1) return LTT_USAGE("H = ", p.H, " and L = ", p.L, " must both be >= 1");
   if (p.T < 1) return LTT_USAGE("TP size T = ", p.T, " must be >= 1");

@@ -64,6 +64,8 @@ struct Problem {
   std::string describe() const;     // "H 7168 L 3584 T 8 M 5 eps 1e-06 seed 0 realistic"
 };
 
+Problem make_problem(Dims d, int T, int M, Dist dist = Dist::realistic, uint64_t seed = 0, double eps = 1e-6);
+
 // Rules every problem obeys; the message names the broken rule.
 Status validate(const Problem& p);
 // validate() plus the tier's own rules (tier 0: 1 <= M <= 128, T >= 2).

@@ -12,14 +12,7 @@
 namespace ltt::test {
 
 inline Problem problem(Dims d, int T, int M, Dist dist = Dist::realistic, uint64_t seed = 7) {
-  Problem p;
-  p.H = d.H;
-  p.L = d.L;
-  p.T = T;
-  p.M = M;
-  p.dist = dist;
-  p.seed = seed;
-  return p;
+  return make_problem(d, T, M, dist, seed);
 }
 
 // Tiers that accept p (tier 0 needs T >= 2 and M <= 128).
