@@ -22,8 +22,12 @@ Inputs make_inputs(const Problem& p, const std::vector<int>& local, bool all, co
 // The cpu backend: the tier's per-rank pipeline in emulated arithmetic over
 // the communicator's local ranks; writes each local rank's Y into out[i]
 // (already [M, H] and poisoned by the caller).
+// `member` (null: the reference's own orders) makes it a random member of the
+// tier's family or a mutant (member.hpp); a variant restarts its draws, so a
+// rerun gives the same bits. A pipeline that cannot finish (a Lamport reader
+// that would wait forever) returns an Errc::numerical error.
 Status run_cpu(const Problem& p, int tier, const Contract& contract, const Inputs& in, const MatF& g, const MatF& W,
-               Comm<EmulatedArith>& comm, int fault_rank, std::vector<MatrixB>& out);
+               Comm<EmulatedArith>& comm, int fault_rank, std::vector<MatrixB>& out, const Member* member = nullptr);
 
 // Fresh [M, H] outputs for n ranks, every element poisoned.
 std::vector<MatrixB> poisoned_outputs(size_t n, int M, int H);

@@ -37,14 +37,27 @@ struct CheckOptions {
   std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
   std::string json, markdown, dump_dir;
   double timeout = 300;  // seconds without progress before the run is ended
-  double ulp_max = 1.0;
-  double ulp_frac = 1e-3;
+  // The optional emulated-reference gate (off when negative): every element
+  // within ulp_max ULPs of the emulated reference, at most ulp_frac differing.
+  // For an implementation that claims the reference's own orders; the
+  // verdict itself is the admissible sets.
+  double ulp_max = -1;
+  double ulp_frac = -1;
   std::string plant;     // "", "shard-off-by-one" or "hang" (to prove the checks)
+  std::string mutant;    // a planted bug of the cpu backend (member.hpp mutants(); ltt mutants)
+  // Seeds of variants (random correct members of each tier's family,
+  // member.hpp): every case runs once per seed and must pass every time.
+  std::vector<uint64_t> variants;
+  bool quiet = false;    // no table on stdout (ltt mutants collects the results itself)
   std::string command;   // the command line, for reports and reproduction
 };
 
 // Returns the exit code (0 all hold, 1 a numerical failure); errors are
 // usage or internal problems.
-Result<int> run_check(const CheckOptions& o, MPI_Comm comm);
+struct CaseResult;
+// The path of the running binary (for reproduce lines).
+std::string self_path();
+// With `results`, every case's result is appended there too.
+Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResult>* results = nullptr);
 
 }  // namespace ltt

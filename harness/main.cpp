@@ -18,6 +18,8 @@
 #include "check.hpp"
 #include "golden.hpp"
 #include "invariance.hpp"
+#include "member.hpp"
+#include "mutants.hpp"
 #include "verify.hpp"
 #include "problem.hpp"
 #include "process.hpp"
@@ -60,6 +62,28 @@ ltt::Result<std::vector<ltt::Dist>> parse_dists(const std::vector<std::string>& 
     auto x = ltt::parse_dist(s);
     if (!x) return LTT_USAGE("--dist '", s, "' not understood: use realistic, exact, adversarial or all");
     out.push_back(*x);
+  }
+  return out;
+}
+
+// "0-199", "3,7,9" or "0-9,20" -> the seeds.
+ltt::Result<std::vector<uint64_t>> parse_seeds(const std::string& s, const char* what) {
+  std::vector<uint64_t> out;
+  std::string item;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] != ',') {
+      item += s[i];
+      continue;
+    }
+    const size_t dash = item.find('-');
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    const std::string a = item.substr(0, dash), b = dash == std::string::npos ? a : item.substr(dash + 1);
+    const unsigned long long lo = std::strtoull(a.c_str(), &e1, 10), hi = std::strtoull(b.c_str(), &e2, 10);
+    if (a.empty() || b.empty() || *e1 || *e2 || a[0] == '-' || b[0] == '-' || lo > hi || hi - lo > 1000000)
+      return LTT_USAGE(what, " '", s, "' not understood: give seeds like 7, 0-199 or 0-9,20");
+    for (unsigned long long v = lo; v <= hi; ++v) out.push_back(v);
+    item.clear();
   }
   return out;
 }
@@ -122,13 +146,42 @@ int main(int argc, char** argv) {
   check->add_option("--markdown", ck.markdown, "write a Markdown summary");
   check->add_option("--dump-dir", ck.dump_dir, "write a case file (safetensors) for every failing case here");
   check->add_option("--timeout", ck.timeout, "seconds without progress before the run is ended, naming the rank")->capture_default_str();
-  check->add_option("--ulp-max", ck.ulp_max, "pass: every element within this many ULPs of the emulated reference")->capture_default_str();
-  check->add_option("--ulp-frac", ck.ulp_frac, "pass: at most this fraction of elements differing from it at all")->capture_default_str();
+  check->add_option("--ulp-max", ck.ulp_max, "also require every element within this many ULPs of the emulated reference (off by default: for an implementation that claims the reference's own orders)");
+  check->add_option("--ulp-frac", ck.ulp_frac, "also require at most this fraction of elements differing from the emulated reference (off by default)");
   check->add_flag("--invariance", ck_invariance,
                   "report instead whether each token's output is bitwise independent of the batch it rides in "
                   "(M 1, 5, 33, 128, 129, 256, 257, 2048 unless --tokens), how far it drifts where the selection "
                   "switches tiers, between T and 2T, and run to run (fake ranks)");
+  std::string ck_variants;
+  check->add_option("--variant", ck_variants,
+                    "run the cpu backend as random correct members of each tier's family, one per seed (e.g. 7 or 0-199): "
+                    "random reduction orders and trees, split-K GEMMs, sum-of-squares orders, rsqrt within 2 ULP, FTZ on "
+                    "or off; every member must pass (the row shows the worst)");
+  check->add_option("--mutant", ck.mutant, "plant one bug in the cpu backend (names: ltt mutants --list)");
   check->add_option("--plant", ck.plant, "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0) or hang (rank 1 stops)");
+
+  ltt::CheckOptions mo;
+  std::string mo_dims = "k3", mo_tiers = "all";
+  std::vector<std::string> mo_dists = {"realistic", "adversarial"};
+  std::vector<std::string> mo_only;
+  bool mo_list = false;
+  mo.tp = {8};
+  mo.tokens = {5, 33};
+  auto* mut = app.add_subcommand(
+      "mutants",
+      "Plant each bug of the mutant table in the cpu backend, one at a time, and run ltt check's checks on the cases; "
+      "a table says which check caught each (admissible, ranks, rerun, unwritten, stopped: a reader that would wait "
+      "forever), how many elements fell outside their admissible sets, and in how many cases the production gate "
+      "would have caught it. Exit 0 when every mutant is caught.");
+  mut->add_option("--tp", mo.tp, "TP sizes T")->delimiter(',')->capture_default_str();
+  mut->add_option("--tier", mo_tiers, "tiers: 0..4, comma-separated, or all")->capture_default_str();
+  mut->add_option("--tokens", mo.tokens, "token counts M")->delimiter(',')->capture_default_str();
+  mut->add_option("--dims", mo_dims, "k3, small or H,L")->capture_default_str();
+  mut->add_option("--dist", mo_dists, "realistic, exact, adversarial or all")->delimiter(',')->capture_default_str();
+  mut->add_option("--seed", mo.seed, "input seed")->capture_default_str();
+  mut->add_option("--only", mo_only, "run only these mutants (comma-separated names)")->delimiter(',');
+  mut->add_option("--json", mo.json, "write the table as JSON");
+  mut->add_flag("--list", mo_list, "list the mutants and exit");
 
   ltt::GoldenOptions go;
   std::string go_dims = "small", go_algo, go_norm, go_tiers = "all";
@@ -171,8 +224,8 @@ int main(int argc, char** argv) {
   verify->add_option("--tier", vo_tier, "the tier that made 'output' (needed when the case covers several)");
   verify->add_option("--json", vo.report.json, "write the results as JSON (the schema of ltt check)");
   verify->add_option("--markdown", vo.report.markdown, "write a Markdown summary");
-  verify->add_option("--ulp-max", vo.report.ulp_max, "pass: every element within this many ULPs")->capture_default_str();
-  verify->add_option("--ulp-frac", vo.report.ulp_frac, "pass: at most this fraction of elements differing")->capture_default_str();
+  verify->add_option("--ulp-max", vo.report.ulp_max, "also require every element within this many ULPs of the emulated reference (off by default)");
+  verify->add_option("--ulp-frac", vo.report.ulp_frac, "also require at most this fraction of elements differing from it (off by default)");
 
   try {
     app.parse(argc, argv);
@@ -210,12 +263,44 @@ int main(int argc, char** argv) {
   }
   if (verify->parsed()) {
     if (vo_tier >= 0) vo.tier = vo_tier;
+    if ((verify->count("--ulp-max") && !(vo.report.ulp_max >= 0)) ||
+        (verify->count("--ulp-frac") && !(vo.report.ulp_frac >= 0 && vo.report.ulp_frac <= 1)))
+      return fail(LTT_USAGE("--ulp-max must be >= 0 and --ulp-frac in [0, 1]"));
     vo.report.command = command;
     auto r = ltt::run_verify(vo);
     return r.ok() ? *r : fail(r.error());
   }
+  if (mut->parsed()) {
+    if (mo_list) {
+      for (const auto& d : ltt::mutants()) {
+        std::string t;
+        for (int k : d.tiers) t += (t.empty() ? "" : ",") + std::to_string(k);
+        std::printf("%-20s tiers %-10s %s\n", d.name, t.c_str(), d.what);
+      }
+      return 0;
+    }
+    auto d = ltt::parse_dims(mo_dims);
+    if (!d.ok()) return fail(d.error());
+    mo.dims = *d;
+    if (auto t = parse_tiers(mo_tiers); !t.ok()) return fail(t.error());
+    else mo.tiers = *t;
+    if (auto x = parse_dists(mo_dists); !x.ok()) return fail(x.error());
+    else mo.dists = *x;
+    if (auto s = check_positive(mo.tp, "--tp"); !s.ok()) return fail(s.error());
+    if (auto s = check_positive(mo.tokens, "--tokens"); !s.ok()) return fail(s.error());
+    mo.command = command;
+    MPI_Init(&argc, &argv);
+    auto r = ltt::run_mutants(mo, mo_only, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return r.ok() ? *r : fail(r.error());
+  }
   if (check->parsed()) {
     ck.command = command;
+    if (!ck_variants.empty()) {
+      auto v = parse_seeds(ck_variants, "--variant");
+      if (!v.ok()) return fail(v.error());
+      ck.variants = *v;
+    }
     auto d = ltt::parse_dims(ck_dims);
     if (!d.ok()) return fail(d.error());
     ck.dims = *d;
@@ -231,7 +316,7 @@ int main(int argc, char** argv) {
     if (!ck.tokens.empty())
       if (auto s = check_positive(ck.tokens, "--tokens"); !s.ok()) return fail(s.error());
     if (!(ck.timeout > 0)) return fail(LTT_USAGE("--timeout must be > 0 seconds"));
-    if (!(ck.ulp_max >= 0) || !(ck.ulp_frac >= 0 && ck.ulp_frac <= 1))
+    if ((check->count("--ulp-max") && !(ck.ulp_max >= 0)) || (check->count("--ulp-frac") && !(ck.ulp_frac >= 0 && ck.ulp_frac <= 1)))
       return fail(LTT_USAGE("--ulp-max must be >= 0 and --ulp-frac in [0, 1]"));
 
     int provided = 0;

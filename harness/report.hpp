@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "admissible.hpp"
 #include "bounds.hpp"
 #include "compare.hpp"
 #include "table.hpp"
@@ -20,26 +21,41 @@ struct CaseResult {
   int tier = 0;
   Problem p;
   Contract contract;
-  ErrorStats vs_truth;                 // against the float64 truth and the bound
+  // The verdict: membership in the admissible sets of the order-free contract.
+  size_t outside = 0;                  // elements outside their admissible set
+  double steps_max = 0;                // bf16 steps from the farthest one to its set (inf: NaN/Inf class)
+  size_t ambiguous = 0;                // elements with two or more admissible values
+  size_t unbounded = 0;                // elements the contract cannot bound (NaN possible)
+  // Diagnostics, not the verdict.
+  ErrorStats vs_truth;                 // against the float64 truth and the rigorous bound
   std::array<size_t, 4> ulp_hist{};    // against the emulated reference: 0, 1, 2, 3+ ULPs
   double ulp_max = 0;
   double frac_differ = 0;              // elements not bitwise equal to the emulated reference
+  size_t gate_fail = 0;                // elements failing the production gate
+  // The other checks of the verdict.
   int bad_rank = -1;                   // first rank whose output differs from rank 0's
   long bad_rank_elem = -1;
   bool deterministic = true;
   size_t poisoned = 0;                 // elements the backend never wrote
-  size_t gate_fail = 0;                // elements failing the production gate
+  bool all_zero = false;               // no nonzero element (never passes)
+  bool strict_fail = false;            // the optional emulated-reference ULP gate (--ulp-max/--ulp-frac) failed
+  std::string stopped;                 // the backend ended without output (e.g. a Lamport reader would spin forever)
+  size_t variants = 0, variants_failed = 0;  // --variant: members run, and how many failed (the row shows the worst)
   bool ok = false;
   double seconds = 0, backend_seconds = 0;
   std::string repro, dump, note;
-  std::vector<std::string> first;      // first mismatches, printed
+  std::vector<std::string> first;      // first elements outside their sets, printed
+  // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped.
+  std::vector<std::string> failed_checks() const;
 };
 
-// Fills `r`'s figures for rank 0's output y (values) against the truth and
-// its bound and against the emulated reference `want`, and r.ok from them and
-// from what the caller already set (bad_rank, deterministic, poisoned).
-void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD& bound, const CheckOptions& o,
-              CaseResult& r);
+// Fills `r`'s figures for rank 0's output y (values; F32 outputs are judged
+// after rounding to bf16, the tier's last rounding point) against its
+// admissible sets `adm`, and the diagnostics against the truth, its rigorous
+// bound and the emulated reference `want`; r.ok from them and from what the
+// caller already set (bad_rank, deterministic, poisoned, stopped).
+void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD& bound, const Interval& adm,
+              const CheckOptions& o, CaseResult& r);
 
 // __metadata__ of a case file (DESIGN.md section 6).
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c);
@@ -49,6 +65,7 @@ class Report {
   Report(const CheckOptions& o, int processes, std::string title = "ltt check");
   void header();
   void add(const CaseResult& r);
+  void keep(const CaseResult& r) { results_.push_back(r); }  // recorded, not printed
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
 
  private:

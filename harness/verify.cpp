@@ -109,11 +109,13 @@ Result<int> run_verify(const VerifyOptions& o) {
       const auto& first = *ranks.begin();
       for (const auto& [r, y] : ranks)
         if (res.bad_rank < 0 && !same_values(y, first.second)) res.bad_rank = r;
-      evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), ro, res);
+      evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), ref.admissible(tier, contract), ro, res);
       res.seconds = now_seconds() - a;
       if (!res.ok) {
         ++failed;
-        res.repro = cat("build/release/bin/ltt verify --case ", case_file, " --output ", out_file, " --tier ", tier);
+        res.repro = cat(self_path(), " verify --case ", case_file, " --output ", out_file, " --tier ", tier,
+                        ro.ulp_max >= 0 ? cat(" --ulp-max ", ro.ulp_max) : std::string(),
+                        ro.ulp_frac >= 0 ? cat(" --ulp-frac ", ro.ulp_frac) : std::string());
       }
       if (!header) report.header();
       header = true;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "arith.hpp"
+#include "member.hpp"
 #include "status.hpp"
 
 namespace ltt {
@@ -75,7 +76,14 @@ class Comm {
   // out[i] = sum over ranks q of in_q[:, shard(rank_i)], shard width in.cols()/T.
   virtual Status reduce_scatter_cols(const std::vector<const M*>& in, const std::vector<M*>& out, Algo algo) = 0;
   // out[i] = [in_0 | in_1 | ... | in_{T-1}], column blocks in rank order.
+  // LocalComm does it as tier 0's Lamport copy: three rotating receive
+  // buffers pre-filled with -0 (the empty sentinel); readers take a slot once
+  // it is not -0, so a published -0 would leave them waiting forever (an
+  // error here, never a hang) and a buffer never cleared hands them stale data.
   virtual Status allgather_cols(const std::vector<const M*>& in, const std::vector<M*>& out) = 0;
+  // The member or mutant the collectives run as (member.hpp): a variant's
+  // orders, a dropped or doubled rank. Null: the orders above.
+  const Member* member = nullptr;
 };
 
 // All T ranks in this process.
@@ -91,8 +99,12 @@ class LocalComm final : public Comm<P> {
   Status allgather_cols(const std::vector<const M*>& in, const std::vector<M*>& out) override;
 
  private:
+  // The terms of a reduction, in the order the member adds them.
+  std::vector<int> order_of(int start) const;
   int T_;
   std::vector<int> ranks_;
+  std::vector<typename P::Real> lamport_[3];  // receive buffers (shared by the fake ranks: they receive the same data)
+  uint64_t lamport_calls_ = 0;
 };
 
 extern template class LocalComm<ExactArith>;

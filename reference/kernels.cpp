@@ -2,7 +2,9 @@
 #include "kernels.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ltt {
 
@@ -77,5 +79,166 @@ void no_neg_zero(Mat<Real>& m) {
 }
 template void no_neg_zero<float>(Mat<float>&);
 template void no_neg_zero<double>(Mat<double>&);
+
+}  // namespace ltt
+
+namespace ltt {
+
+namespace {
+
+// A GEMM over K in panels of `panel` (gemm_nt's scheme with another panel).
+Mat<float> gemm_panel(const ConstRef<float>& A, const ConstRef<float>& B, int panel) {
+  const Eigen::Index M = A.rows(), K = A.cols(), N = B.rows();
+  Mat<float> C = Mat<float>::Zero(M, N);
+  for (Eigen::Index k0 = 0; k0 < K; k0 += panel) {
+    const Eigen::Index kb = std::min<Eigen::Index>(panel, K - k0);
+    C.noalias() += A.middleCols(k0, kb) * B.middleCols(k0, kb).transpose();
+  }
+  return C;
+}
+
+// Sum of squares of a row: the reference's (8 accumulators, fixed tree), a
+// variant's (a accumulators, combined sequentially or pairwise), or in bf16.
+float sum_squares_member(const float* z, Eigen::Index L, const Member* m) {
+  if (m && m->is(Mutant::ss_bf16)) {
+    float acc = 0;
+    for (Eigen::Index k = 0; k < L; ++k) acc = round_bf16(acc + z[k] * z[k]);
+    return acc;
+  }
+  if (!m || !m->var.on) return sum_squares_fp32(z, L);
+  const int a = 1 << m->var.pick(6);  // 1..32 interleaved accumulators
+  const bool reversed = m->var.pick(2);
+  std::vector<float> acc(static_cast<size_t>(a), 0.0f);
+  for (Eigen::Index j = 0; j < L; ++j) {
+    const Eigen::Index k = reversed ? L - 1 - j : j;
+    float& s = acc[static_cast<size_t>(j % a)];
+    s = s + z[k] * z[k];
+  }
+  if (m->var.pick(2)) {  // pairwise
+    for (size_t w = 1; w < acc.size(); w *= 2)
+      for (size_t i = 0; i + w < acc.size(); i += 2 * w) acc[i] = acc[i] + acc[i + w];
+    return acc[0];
+  }
+  float s = 0;
+  for (float x : acc) s = s + x;
+  return s;
+}
+
+}  // namespace
+
+template <>
+Mat<float> rmsnorm_m<EmulatedArith>(const Mat<float>& Z, const Mat<float>& g, double eps, NormOrder order,
+                                    const Member* m, int rank, int T) {
+  const bool plain = !m || (!m->var.on && m->mut == Mutant::none);
+  if (plain) return rmsnorm<EmulatedArith>(Z, g, eps, order);
+  const Eigen::Index M = Z.rows(), L = Z.cols();
+  Mat<float> N(M, L);
+  double e = eps;
+  if (m->is(Mutant::eps_missing)) e = 0;
+  if (m->is(Mutant::eps_x10) || (m->is(Mutant::eps_one_rank) && rank == 1)) e = 10 * eps;
+  const float epsf = static_cast<float>(e);
+  const float Lf = static_cast<float>(m->is(Mutant::mean_l_over_t) ? L / T : L);
+  for (Eigen::Index i = 0; i < M; ++i) {  // sequential: the variant's draws come in a fixed order
+    const float* z = Z.data() + i * L;
+    float* n = N.data() + i * L;
+    const float ss = sum_squares_member(z, L, m);
+    const float mean = (m->var.on && m->var.pick(2)) ? ss * (1.0f / Lf) : ss / Lf;
+    float rstd = m->is(Mutant::eps_outside_sqrt) ? 1.0f / (std::sqrt(mean) + epsf) : 1.0f / std::sqrt(mean + epsf);
+    if (m->var.on) {  // rsqrt within 2 ULP
+      const int k = m->var.pick(5) - 2;
+      for (int j = 0; j < std::abs(k); ++j) rstd = std::nextafter(rstd, k > 0 ? INFINITY : 0.0f);
+    }
+    const int prod = m->var.on ? m->var.pick(3) : 0;
+    for (Eigen::Index k = 0; k < L; ++k) {
+      const float gk = m->is(Mutant::g_missing) ? 1.0f : g(0, k);
+      float v;
+      if (order == NormOrder::round_then_weight) {
+        v = round_bf16(round_bf16(z[k] * rstd) * gk);
+      } else {
+        const float x = prod == 0 ? (z[k] * rstd) * gk : prod == 1 ? z[k] * (rstd * gk) : (z[k] * gk) * rstd;
+        v = round_bf16(x);
+      }
+      if (m->is(Mutant::g_twice)) v = round_bf16(v * gk);
+      n[k] = v;
+    }
+  }
+  return N;
+}
+
+template <>
+Mat<double> rmsnorm_m<ExactArith>(const Mat<double>& Z, const Mat<double>& g, double eps, NormOrder order,
+                                  const Member*, int, int) {
+  return rmsnorm<ExactArith>(Z, g, eps, order);
+}
+
+template <>
+Mat<float> gemm_m<float>(const ConstRef<float>& A, const ConstRef<float>& B, const Mat<float>* C, const Member* m) {
+  if (m && m->is(Mutant::gemm_bf16_acc)) {
+    const Eigen::Index M = A.rows(), K = A.cols(), N = B.rows();
+    Mat<float> out(M, N);
+    for (Eigen::Index i = 0; i < M; ++i)
+      for (Eigen::Index j = 0; j < N; ++j) {
+        float acc = 0;
+        for (Eigen::Index k = 0; k < K; ++k) acc = round_bf16(acc + A(i, k) * B(j, k));
+        out(i, j) = C ? acc + (*C)(i, j) : acc;
+      }
+    return out;
+  }
+  if (!m || !m->var.on) {
+    if (!C) return gemm_nt<float>(A, B);
+    Mat<float> out = gemm_nt<float>(A, B) + *C;
+    return out;
+  }
+  // Split-K at random points, each split in random panels, the fp32 partials
+  // (and C, first or last) added in a random order.
+  const Eigen::Index K = A.cols();
+  static const int kSplits[] = {1, 2, 3, 4, 8};
+  static const int kPanels[] = {16, 32, 64, 128, 256};
+  const int s = static_cast<int>(std::min<Eigen::Index>(kSplits[m->var.pick(5)], K));
+  std::vector<Eigen::Index> cut = {0, K};
+  while (static_cast<int>(cut.size()) < s + 1) {
+    const Eigen::Index c = 1 + static_cast<Eigen::Index>(m->var.draw() % static_cast<uint64_t>(K - 1));
+    if (std::find(cut.begin(), cut.end(), c) == cut.end()) cut.push_back(c);
+  }
+  std::sort(cut.begin(), cut.end());
+  std::vector<int> order(static_cast<size_t>(s));
+  std::iota(order.begin(), order.end(), 0);
+  for (int i = s - 1; i > 0; --i) std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(m->var.pick(i + 1))]);
+  const bool c_first = m->var.pick(2);
+  Mat<float> acc;
+  bool started = false;
+  if (C && c_first) {
+    acc = *C;
+    started = true;
+  }
+  for (int j : order) {
+    const Eigen::Index k0 = cut[static_cast<size_t>(j)], kb = cut[static_cast<size_t>(j) + 1] - k0;
+    const int panel = kPanels[m->var.pick(5)];
+    Mat<float> part;
+    if (A.rows() == 1) {  // as gemm_nt: two equal rows, off Eigen's GEMV path
+      Mat<float> A2(2, kb);
+      A2.row(0) = A.middleCols(k0, kb).row(0);
+      A2.row(1) = A2.row(0);
+      part = gemm_panel(A2, B.middleCols(k0, kb), panel).topRows(1);
+    } else {
+      part = gemm_panel(A.middleCols(k0, kb), B.middleCols(k0, kb), panel);
+    }
+    if (!started) {
+      acc = std::move(part);
+      started = true;
+    } else {
+      acc += part;
+    }
+  }
+  if (C && !c_first) acc += *C;
+  return acc;
+}
+
+template <>
+Mat<double> gemm_m<double>(const ConstRef<double>& A, const ConstRef<double>& B, const Mat<double>* C, const Member*) {
+  if (!C) return gemm_nt<double>(A, B);
+  Mat<double> out = gemm_nt<double>(A, B) + *C;
+  return out;
+}
 
 }  // namespace ltt

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "arith.hpp"
+#include "member.hpp"
 
 namespace ltt {
 
@@ -27,6 +28,17 @@ template <class Real>
 Mat<Real> gemm_nt(const ConstRef<Real>& A, const ConstRef<Real>& B);
 
 constexpr int kGemmPanel = 128;
+
+// The same stages as a member of the family or a mutant runs them
+// (member.hpp); with m null (or plain) exactly rmsnorm() and gemm_nt() (+ C).
+// `rank` is the TP rank (eps-one-rank), T the TP size (mean-l-over-t).
+// Exact arithmetic ignores m.
+template <class P>
+Mat<typename P::Real> rmsnorm_m(const Mat<typename P::Real>& Z, const Mat<typename P::Real>& g, double eps,
+                                NormOrder order, const Member* m, int rank, int T);
+// A B^T + C (C may be null), accumulated in Real, not rounded.
+template <class Real>
+Mat<Real> gemm_m(const ConstRef<Real>& A, const ConstRef<Real>& B, const Mat<Real>* C, const Member* m);
 
 template <class Real>
 void no_neg_zero(Mat<Real>& m);

@@ -5,7 +5,7 @@
 
 namespace ltt {
 
-Reference::Reference(const Inputs& in) : in_(in) {}
+Reference::Reference(const Inputs& in, Family family) : in_(in), family_(family) {}
 Reference::~Reference() = default;
 
 const MatF& Reference::W_float() {
@@ -70,5 +70,16 @@ MatD Reference::bound(int tier, Mode mode, const Contract& c) {
   if (!b) b = std::make_unique<BoundCtx>(in_, truth(), W_double(), W_abs(), mode);
   return tier_def(tier).bound(*b, c);
 }
+
+}  // namespace ltt
+
+namespace ltt {
+
+AdmCtx& Reference::adm() {
+  if (!adm_) adm_ = std::make_unique<AdmCtx>(in_, truth(), W_double(), family_);
+  return *adm_;
+}
+
+Interval Reference::admissible(int tier, const Contract& c) { return tier_def(tier).admissible(adm(), c); }
 
 }  // namespace ltt

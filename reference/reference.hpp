@@ -20,7 +20,7 @@ namespace ltt {
 
 class Reference {
  public:
-  explicit Reference(const Inputs& in);
+  explicit Reference(const Inputs& in, Family family = {});
   ~Reference();
   const Inputs& inputs() const { return in_; }
   const Truth& truth();
@@ -29,6 +29,10 @@ class Reference {
   Result<std::vector<MatrixB>> emulated(int tier, const Contract& c);
   // Bound on |y - truth| per element, [M, H].
   MatD bound(int tier, Mode mode, const Contract& c);
+  // Per element, the bf16 values some member of the tier's family can
+  // produce (admissible.hpp), [M, H].
+  Interval admissible(int tier, const Contract& c);
+  AdmCtx& adm();
 
   const MatF& W_float();
   const MatD& W_double();
@@ -39,10 +43,12 @@ class Reference {
   Result<std::vector<Mat<typename P::Real>>> run(int tier, const Contract& c);
 
   const Inputs& in_;
+  Family family_;
   MatF Wf_, gf_;
   MatD Wd_, gd_, Wabs_;
   std::unique_ptr<Truth> truth_;
   std::unique_ptr<BoundCtx> bctx_[2];
+  std::unique_ptr<AdmCtx> adm_;
 };
 
 }  // namespace ltt

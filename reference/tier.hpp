@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "admissible.hpp"
 #include "arith.hpp"
 #include "bounds.hpp"
 #include "ctx.hpp"
@@ -21,6 +22,9 @@ struct TierDef {
   Status (*run_emulated)(Ctx<EmulatedArith>&);
   // Bound on |emulated - truth| (or |exact - truth| in exact mode), [M, H].
   MatD (*bound)(BoundCtx&, const Contract&);
+  // The order-free contract: per element, the bf16 values some member of
+  // the tier's family can produce (admissible.hpp), [M, H].
+  Interval (*admissible)(AdmCtx&, const Contract&);
 };
 
 const std::array<TierDef, kNumTiers>& tier_table();

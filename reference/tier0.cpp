@@ -26,11 +26,12 @@ Status run(Ctx<P>& c) {
   LTT_TRY(c.comm.reduce_scatter_cols(cptrs(Sin), ptrs(Ssh), c.contract.algo));
   std::vector<M> Ysh(c.n_local());
   for (size_t i = 0; i < c.n_local(); ++i) {
-    const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
-    Ysh[i] = gemm_nt<typename P::Real>(N, c.W.middleRows(c.w_shard(i) * p.Hs(), p.Hs())) + Ssh[i];
+    const M N = c.norm(Z[i], i);
+    Ysh[i] = c.gemm(N, c.w_rows(i), &Ssh[i]);
     P::round(Ysh[i]);
-    no_neg_zero(Ysh[i]);
+    if (!c.mutant(Mutant::lamport_neg_zero)) no_neg_zero(Ysh[i]);
   }
+  (void)p;
   c.Y.resize(c.n_local());
   return c.comm.allgather_cols(cptrs(Ysh), ptrs(c.Y));
 }
@@ -45,6 +46,12 @@ MatD bound(BoundCtx& b, const Contract& k) {
   return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
 }
 
+// The family's S^(r) (a one-shot or ring reduce-scatter, bf16) is the
+// addend of the shard GEMM's epilogue; one rounding. The all-gather copies.
+Interval admissible(AdmCtx& a, const Contract& k) {
+  return a.round(a.accumulate(a.dot_full(k.algo, k.norm), &a.reduce_S(k.algo)));
+}
+
 TierDef def() {
   return {0,
           "TAIL_FUSION",
@@ -53,7 +60,8 @@ TierDef def() {
           {Algo::one_shot, NormOrder::fused},
           &run<ExactArith>,
           &run<EmulatedArith>,
-          &bound};
+          &bound,
+          &admissible};
 }
 
 }  // namespace ltt::tier0

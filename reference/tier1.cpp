@@ -17,10 +17,11 @@ Status run(Ctx<P>& c) {
   std::vector<M> Z = std::move(c.R), S = std::move(c.S);
   LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
   std::vector<M> N;
-  for (auto& z : Z) N.push_back(rmsnorm<P>(z, c.g, c.p.eps, c.contract.norm));
-  LTT_TRY(c.comm.allreduce(ptrs(S), c.contract.algo));  // the aux stream's reduce
+  for (size_t i = 0; i < Z.size(); ++i) N.push_back(c.norm(Z[i], i));
+  // The aux stream's reduce (the tier1-own-s mutant adds S_r before it is done).
+  if (!c.mutant(Mutant::tier1_own_s)) LTT_TRY(c.comm.allreduce(ptrs(S), c.contract.algo));
   const std::vector<M> Yp = per_rank_dedup(N, [&](const M& n) {
-    M y = gemm_nt<typename P::Real>(n, c.W);
+    M y = c.gemm(n, c.W);
     P::round(y);
     return y;
   });
@@ -40,6 +41,13 @@ MatD bound(BoundCtx& b, const Contract& k) {
   return b.round(b.t.Y, b.add(b.t.Y, eYp + eS));
 }
 
+// Y' = RN(N W^T) on the main stream, S = the aux stream's reduce (bf16),
+// Y = RN(Y' + S): two rounding points in a row.
+Interval admissible(AdmCtx& a, const Contract& k) {
+  const Interval Yp = a.round(a.accumulate(a.dot_full(k.algo, k.norm), nullptr));
+  return a.round(a.add(Yp, a.reduce_S(k.algo)));
+}
+
 TierDef def() {
   return {1,
           "ALLREDUCE_OVERLAP",
@@ -48,7 +56,8 @@ TierDef def() {
           {Algo::one_shot, NormOrder::round_then_weight},
           &run<ExactArith>,
           &run<EmulatedArith>,
-          &bound};
+          &bound,
+          &admissible};
 }
 
 }  // namespace ltt::tier1

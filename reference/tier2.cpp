@@ -20,10 +20,11 @@ Status run(Ctx<P>& c) {
   LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
   c.Y = std::move(c.S);
   for (size_t i = 0; i < c.n_local(); ++i) {
-    const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
+    const M N = c.norm(Z[i], i);
     const int col = c.rank(i) * p.Hs();
     auto shard = c.Y[i].middleCols(col, p.Hs());
-    M acc = gemm_nt<typename P::Real>(N, c.W.middleRows(c.w_shard(i) * p.Hs(), p.Hs())) + shard;
+    const M own = shard;
+    M acc = c.gemm(N, c.w_rows(i), &own);
     P::round(acc);
     shard = acc;
   }
@@ -50,6 +51,26 @@ MatD bound(BoundCtx& b, const Contract& k) {
   return b.reduce(b.t.Y, A, &eP, k.algo, &P);
 }
 
+// The owner r of column j rounds P = RN(N W^T + S_r) (the beta = 1
+// epilogue); every other rank contributes its exact S_q; one reduce.
+Interval admissible(AdmCtx& a, const Contract& k) {
+  const Problem& p = a.in.p;
+  const int Hs = p.Hs();
+  Interval own{MatD(p.M, p.H), MatD()};
+  for (int r = 0; r < p.T; ++r)
+    own.lo.middleCols(r * Hs, Hs) = widen<double>(a.in.S[static_cast<size_t>(r)]).middleCols(r * Hs, Hs);
+  own.hi = own.lo;
+  const Interval P = a.round(a.accumulate(a.dot_full(k.algo, k.norm), &own));
+  AdmCtx::SumAcc sum;
+  for (int q = 0; q < p.T; ++q) {
+    MatD lo = widen<double>(a.in.S[static_cast<size_t>(q)]), hi = lo;
+    lo.middleCols(q * Hs, Hs) = P.lo.middleCols(q * Hs, Hs);
+    hi.middleCols(q * Hs, Hs) = P.hi.middleCols(q * Hs, Hs);
+    a.sum_add(sum, lo, hi);
+  }
+  return a.round(a.sum_finish(sum, k.algo));
+}
+
 TierDef def() {
   return {2,
           "COLUMN_PARALLEL",
@@ -58,7 +79,8 @@ TierDef def() {
           {Algo::one_shot, NormOrder::round_then_weight},
           &run<ExactArith>,
           &run<EmulatedArith>,
-          &bound};
+          &bound,
+          &admissible};
 }
 
 }  // namespace ltt::tier2

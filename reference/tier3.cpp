@@ -5,6 +5,8 @@
 //      (ring chunks run over the concatenated rows);
 //   2. N = RMSNorm(first L columns); Y = N W^T + last H columns (the add in
 //      the GEMM's epilogue: fp32, one rounding).
+#include <cstring>
+
 #include "kernels.hpp"
 #include "tier.hpp"
 
@@ -23,11 +25,19 @@ Status run(Ctx<P>& c) {
   }
   LTT_TRY(c.comm.allreduce(ptrs(X), c.contract.algo));
   std::vector<M> N;
-  for (auto& x : X) N.push_back(rmsnorm<P>(x.leftCols(p.L), c.g, p.eps, c.contract.norm));
-  const std::vector<M> NW = per_rank_dedup(N, [&](const M& n) { return gemm_nt<typename P::Real>(n, c.W); });
+  // The split of the concatenation (the tier3-split-off mutant: one column late).
+  const int split = c.mutant(Mutant::tier3_split_off) ? 1 : 0;
+  for (size_t i = 0; i < X.size(); ++i) N.push_back(c.norm(X[i].middleCols(split, p.L), i));
   c.Y.resize(c.n_local());
   for (size_t i = 0; i < c.n_local(); ++i) {
-    c.Y[i] = NW[i] + X[i].rightCols(p.H);
+    // Ranks with bitwise the same reduced X (the replicated computation) share one GEMM.
+    if (i > 0 && std::memcmp(X[i].data(), X[i - 1].data(), sizeof(X[i](0, 0)) * static_cast<size_t>(X[i].size())) == 0 &&
+        std::memcmp(N[i].data(), N[i - 1].data(), sizeof(N[i](0, 0)) * static_cast<size_t>(N[i].size())) == 0) {
+      c.Y[i] = c.Y[i - 1];
+      continue;
+    }
+    const M Sx = X[i].rightCols(p.H);
+    c.Y[i] = c.gemm(N[i], c.W, &Sx);
     P::round(c.Y[i]);
   }
   return {};
@@ -42,6 +52,12 @@ MatD bound(BoundCtx& b, const Contract& k) {
   return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
 }
 
+// One reduce of [R | S] (bf16): Z and S as separate reductions, per
+// element the same sets; then the GEMM with S in its epilogue, one rounding.
+Interval admissible(AdmCtx& a, const Contract& k) {
+  return a.round(a.accumulate(a.dot_full(k.algo, k.norm), &a.reduce_S(k.algo)));
+}
+
 TierDef def() {
   return {3,
           "SINGLE_REDUCTION",
@@ -50,7 +66,8 @@ TierDef def() {
           {Algo::one_shot, NormOrder::round_then_weight},
           &run<ExactArith>,
           &run<EmulatedArith>,
-          &bound};
+          &bound,
+          &admissible};
 }
 
 }  // namespace ltt::tier3

@@ -18,9 +18,9 @@ Status run(Ctx<P>& c) {
   LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
   c.Y.resize(c.n_local());
   for (size_t i = 0; i < c.n_local(); ++i) {
-    const M N = rmsnorm<P>(Z[i], c.g, p.eps, c.contract.norm);
+    const M N = c.norm(Z[i], i);
     const int k0 = c.rank(i) * p.Ls();
-    c.Y[i] = gemm_nt<typename P::Real>(N.middleCols(k0, p.Ls()), c.W.middleCols(k0, p.Ls())) + c.S[i];
+    c.Y[i] = c.gemm(N.middleCols(k0, p.Ls()), c.W.middleCols(k0, p.Ls()), &c.S[i]);
     P::round(c.Y[i]);
   }
   return c.comm.allreduce(ptrs(c.Y), c.contract.algo);
@@ -50,6 +50,21 @@ MatD bound(BoundCtx& b, const Contract& k) {
   return b.reduce(b.t.Y, A, &eP, k.algo, P.empty() ? nullptr : &P);
 }
 
+// Rank r rounds P_r = RN(N[:, shard r] W[:, shard r]^T + S_r), a K = L/T
+// dot product with S_r in the epilogue; one reduce of the T admissible P_r.
+Interval admissible(AdmCtx& a, const Contract& k) {
+  const Problem& p = a.in.p;
+  AdmCtx::SumAcc sum;
+  for (int r = 0; r < p.T; ++r) {
+    const DotRange d = a.dot(k.algo, k.norm, r * p.Ls(), p.Ls());
+    Interval S{widen<double>(a.in.S[static_cast<size_t>(r)]), MatD()};
+    S.hi = S.lo;
+    const Interval P = a.round(a.accumulate(d, &S));
+    a.sum_add(sum, P.lo, P.hi);
+  }
+  return a.round(a.sum_finish(sum, k.algo));
+}
+
 TierDef def() {
   return {4,
           "ROW_PARALLEL",
@@ -58,7 +73,8 @@ TierDef def() {
           {Algo::one_shot, NormOrder::round_then_weight},
           &run<ExactArith>,
           &run<EmulatedArith>,
-          &bound};
+          &bound,
+          &admissible};
 }
 
 }  // namespace ltt::tier4

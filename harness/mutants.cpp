@@ -1,0 +1,78 @@
+// ltt mutants: the planted-bug table.
+#include "mutants.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "member.hpp"
+#include "report.hpp"
+#include "table.hpp"
+
+namespace ltt {
+
+Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& only, MPI_Comm comm) {
+  const double wall0 = now_seconds();
+  for (const auto& n : only)
+    if (!find_mutant(n)) return LTT_USAGE("mutant '", n, "' does not exist (ltt mutants --list)");
+  std::printf("# ltt mutants: each planted bug alone in the cpu backend, judged by ltt check's checks\n"
+              "# cases: dims H %d L %d, T %s, M %s, dists %s (each mutant on the tiers it applies to)\n",
+              o.dims.H, o.dims.L, [&] { std::string x; for (int t : o.tp) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
+              [&] { std::string x; for (int t : o.tokens) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
+              [&] { std::string x; for (Dist d : o.dists) x += cat(x.empty() ? "" : ",", name(d)); return x; }().c_str());
+  Table t({{"mutant", "", 18}, {"tiers", "", 9}, {"cases", "", 5}, {"caught", "cases", 6}, {"by", "checks", 40},
+           {"outside", "elems", 9}, {"gate", "caught", 6}, {"verdict", "", 7}});
+  t.header();
+  size_t missed = 0, gate_missed = 0, n = 0;
+  nlohmann::json jm = nlohmann::json::array();
+  for (const MutantDef& d : mutants()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
+    CheckOptions c = o;
+    c.mutant = d.name;
+    c.quiet = true;
+    c.json.clear();
+    c.markdown.clear();
+    c.tiers.clear();
+    for (int tier : d.tiers)
+      if (std::find(o.tiers.begin(), o.tiers.end(), tier) != o.tiers.end()) c.tiers.push_back(tier);
+    if (c.tiers.empty()) continue;
+    std::vector<CaseResult> res;
+    auto r = run_check(c, comm, &res);
+    if (!r.ok()) return r.error();
+    std::set<std::string> by;
+    size_t caught = 0, outside = 0, gate = 0;
+    for (const auto& x : res) {
+      if (!x.ok) ++caught;
+      for (const auto& k : x.failed_checks()) by.insert(k == "stopped" ? "stopped (would hang)" : k);
+      outside += x.outside;
+      gate += x.gate_fail > 0 || !x.stopped.empty() ? 1 : 0;
+    }
+    std::string bys, tiers;
+    for (const auto& b : by) bys += cat(bys.empty() ? "" : ", ", b);
+    for (int k : c.tiers) tiers += cat(tiers.empty() ? "" : ",", k);
+    const bool ok = caught > 0;
+    ++n;
+    missed += ok ? 0 : 1;
+    gate_missed += gate ? 0 : 1;
+    t.row({d.name, tiers, std::to_string(res.size()), std::to_string(caught), bys.empty() ? "-" : bys,
+           std::to_string(outside), cat(gate, "/", res.size()), ok ? "caught" : "MISSED"});
+    std::fflush(stdout);
+    jm.push_back({{"mutant", d.name}, {"what", d.what}, {"tiers", c.tiers}, {"cases", res.size()}, {"caught_cases", caught},
+                  {"checks", std::vector<std::string>(by.begin(), by.end())}, {"outside", outside},
+                  {"gate_caught_cases", gate}, {"caught", ok}});
+  }
+  if (n == 0) return LTT_USAGE("no mutant applies to the selected tiers");
+  std::printf("# Mutants caught : %zu of %zu %s\n", n - missed, n, missed == 0 ? "OK" : "FAILED");
+  std::printf("# the production gate catches %zu of %zu (it misses %zu); wall %.1f s\n", n - gate_missed, n, gate_missed,
+              now_seconds() - wall0);
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    f << nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}}.dump(2) << "\n";
+    if (!f) return LTT_USAGE("cannot write --json ", o.json);
+  }
+  return missed == 0 ? 0 : 1;
+}
+
+}  // namespace ltt

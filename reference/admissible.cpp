@@ -1,0 +1,444 @@
+// Admissible sets: the rules of admissible.hpp, stage by stage.
+#include "admissible.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "kernels.hpp"
+
+namespace ltt {
+
+namespace {
+
+constexpr double kU = kFp32Unit;                // fp32 unit roundoff, 2^-24
+constexpr double kU53 = 1.1102230246251565e-16;  // float64's, 2^-53
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kFlush = std::ldexp(1.0, -126);     // what a flushed fp32 operation may lose
+const double kGradual = std::ldexp(1.0, -150);   // half the fp32 subnormal spacing
+
+double rn(double x) { return to_double(to_bf16(x)); }
+
+// Monotone integer code of a bf16 value: consecutive values differ by 1, +0 and -0 are both 0.
+int ord(double x) {
+  const uint16_t b = to_bf16(x).bits;
+  return (b & 0x8000) ? -static_cast<int>(b & 0x7fff) : static_cast<int>(b & 0x7fff);
+}
+
+// The next bf16 value after x (a bf16 value) toward +inf or -inf.
+double next_bf16(double x, bool up) {
+  int o = ord(x) + (up ? 1 : -1);
+  const uint16_t b = o < 0 ? static_cast<uint16_t>(0x8000 | -o) : static_cast<uint16_t>(o);
+  return to_double(bf16{b});
+}
+
+// Normalises an interval's special cases: one NaN end (a NaN only possible)
+// or both infinite ends: unbounded; both NaN: the NaN class.
+void settle(double& lo, double& hi) {
+  const bool a = std::isnan(lo), b = std::isnan(hi);
+  if (a && b) return;
+  if (a || b || (lo == -kInf && hi == kInf)) {
+    lo = -kInf;
+    hi = kInf;
+  }
+}
+
+}  // namespace
+
+bool unbounded(double lo, double hi) { return lo == -kInf && hi == kInf; }
+
+bool admits(double lo, double hi, double y) {
+  if (std::isnan(lo) && std::isnan(hi)) return std::isnan(y);
+  if (unbounded(lo, hi)) return true;
+  return !std::isnan(y) && lo <= y && y <= hi;
+}
+
+double set_size(double lo, double hi) {
+  if (std::isnan(lo) && std::isnan(hi)) return 1;
+  if (unbounded(lo, hi)) return 0;
+  return ord(hi) - ord(lo) + 1;
+}
+
+double steps_outside(double lo, double hi, double y) {
+  if (admits(lo, hi, y)) return 0;
+  if (std::isnan(y) || std::isnan(lo) || std::isnan(hi)) return kInf;
+  if (std::isinf(y) && !(std::isinf(lo) || std::isinf(hi))) return kInf;
+  return y < lo ? ord(lo) - ord(y) : ord(y) - ord(hi);
+}
+
+AdmCtx::AdmCtx(const Inputs& inputs, const Truth& truth, const MatD& w, Family f)
+    : in(inputs), t(truth), W(w), fam(f) {
+  const Problem& p = in.p;
+  // Every probabilistically bounded event of the case: M sums of squares and
+  // M*H dot products for each of at most T + 2 GEMM shapes (tier 4's T
+  // latent shards, the full product in two RMSNorm orders).
+  const double events = static_cast<double>(p.M) + static_cast<double>(p.M) * p.H * (p.T + 2);
+  lambda_ = std::sqrt(2.0 * std::log(2.0 * events / fam.p_false_alarm));
+}
+
+double AdmCtx::acc_error(double n, double A, double absX) const {
+  if (n <= 0) return 0;
+  const double g = gamma(n, kU);
+  const double B = 0.5 * (A + absX);  // max(sum of positives, sum of negatives): every partial sum is a subset sum
+  const double prob = lambda_ * std::sqrt(n) * kU * (1 + g) * (1 + g) * B;
+  return std::min(prob, g * A);
+}
+
+void AdmCtx::sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const {
+  if (s.terms == 0) {
+    s.lo = MatD::Zero(lo.rows(), lo.cols());
+    s.hi = s.lo;
+    s.A = s.lo;
+    s.P = s.lo;
+    s.N = s.lo;
+    s.q = MatD::Constant(lo.rows(), lo.cols(), kInf);
+  }
+  ++s.terms;
+  const Eigen::Index n = lo.size();
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    const double l = lo.data()[e], h = hi.data()[e];
+    s.lo.data()[e] += l;
+    s.hi.data()[e] += h;
+    if (std::isfinite(l) && std::isfinite(h)) {
+      s.A.data()[e] += std::max(std::fabs(l), std::fabs(h));
+      s.P.data()[e] += std::max(h, 0.0);
+      s.N.data()[e] += std::max(-l, 0.0);
+      // The smallest spacing of a nonzero bf16 value in [l, h].
+      const double m = (l <= 0 && h >= 0) ? (l == h ? kInf : 0.0) : std::min(std::fabs(l), std::fabs(h));
+      const double q = m == kInf ? kInf : bf16_ulp(m);
+      s.q.data()[e] = std::min(s.q.data()[e], q);
+    }
+  }
+}
+
+// A reduction's sum: one-shot, fp32 in any order or tree, rigorous
+// gamma_{T-1}(2^-24) sum|x| (T <= 16: below 1e-6 relative, no need of
+// probability); ring, every hop an fp32 add then a bf16 rounding,
+// gamma_{T-1}(u'). Flushed subnormals lose up to 2^-126 per operation. The
+// float64 sums themselves err by at most gamma_T(2^-53) sum|x|.
+Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
+  const double T = s.terms;
+  const double tiny = fam.ftz ? kFlush : kGradual;
+  const double up = kU + kBf16Unit + kU * kBf16Unit;
+  const double g = a == Algo::one_shot ? gamma(T - 1, kU) : gamma(T - 1, up);
+  const double g53 = gamma(T, kU53);
+  const double fixed = a == Algo::one_shot ? (T - 1) * tiny : (T - 1) * (tiny + std::ldexp(1.0, -133));
+  Interval r{MatD(s.lo.rows(), s.lo.cols()), MatD(s.lo.rows(), s.lo.cols())};
+  const Eigen::Index n = s.lo.size();
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    const double A = s.A.data()[e], q = s.q.data()[e];
+    const double exact_below = a == Algo::one_shot ? 16777216.0 : 256.0;
+    const bool exact = q >= kFlush && A < exact_below * q;
+    const double err = exact ? 0.0 : (g + g53) * A + fixed;
+    double lo = s.lo.data()[e] - err, hi = s.hi.data()[e] + err;
+    // A partial sum of the finite terms can reach fp32's overflow only if
+    // the positive (negative) terms can.
+    if (s.P.data()[e] * (1 + g) >= FLT_MAX) hi = kInf;
+    if (s.N.data()[e] * (1 + g) >= FLT_MAX) lo = -kInf;
+    settle(lo, hi);
+    r.lo.data()[e] = lo;
+    r.hi.data()[e] = hi;
+  }
+  return r;
+}
+
+Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
+  SumAcc s;
+  for (const MatrixB& m : x) {
+    const MatD v = widen<double>(m);
+    sum_add(s, v, v);
+  }
+  return round(sum_finish(s, a));
+}
+
+const Interval& AdmCtx::reduce_R(Algo a) {
+  auto it = Z_.find(static_cast<int>(a));
+  if (it == Z_.end()) it = Z_.emplace(static_cast<int>(a), reduce_exact(in.R, a)).first;
+  return it->second;
+}
+
+const Interval& AdmCtx::reduce_S(Algo a) {
+  auto it = S_.find(static_cast<int>(a));
+  if (it == S_.end()) it = S_.emplace(static_cast<int>(a), reduce_exact(in.S, a)).first;
+  return it->second;
+}
+
+Interval AdmCtx::round(const Interval& x) const {
+  Interval r{MatD(x.lo.rows(), x.lo.cols()), MatD(x.lo.rows(), x.lo.cols())};
+  const Eigen::Index n = x.lo.size();
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    double lo = x.lo.data()[e], hi = x.hi.data()[e];
+    if (!unbounded(lo, hi)) {
+      lo = rn(lo);
+      hi = rn(hi);
+    }
+    r.lo.data()[e] = lo;
+    r.hi.data()[e] = hi;
+  }
+  return r;
+}
+
+// fl32 is monotone, so the fp32 sums of the members lie in
+// [fl(lo_a + lo_b), fl(hi_a + hi_b)] (the float64 sum of two bf16 values is
+// exact unless their exponents are over 45 apart: then one float64 ulp of
+// slack). A flush may give 0 below 2^-126.
+Interval AdmCtx::add(const Interval& a, const Interval& b) const {
+  Interval r{MatD(a.lo.rows(), a.lo.cols()), MatD(a.lo.rows(), a.lo.cols())};
+  const Eigen::Index n = a.lo.size();
+  auto fl = [&](double x, bool up) {
+    if (!std::isfinite(x)) return x;
+    const double slack = std::fabs(x) * kU53;
+    float f = static_cast<float>(up ? x + slack : x - slack);
+    double v = static_cast<double>(f);
+    if (fam.ftz && std::fabs(v) < kFlush) v = up ? std::max(v, 0.0) : std::min(v, 0.0);
+    return v;
+  };
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    double lo = fl(a.lo.data()[e] + b.lo.data()[e], false), hi = fl(a.hi.data()[e] + b.hi.data()[e], true);
+    settle(lo, hi);
+    r.lo.data()[e] = lo;
+    r.hi.data()[e] = hi;
+  }
+  return r;
+}
+
+// RMSNorm's admissible N, row by row (admissible.hpp). For the member's
+// rstd rho in [rho_a, rho_b], each element's N~ = f(rho) is monotone:
+//   round-then-weight  f = RN(RN(z rho (1+d)) g)   (t g is exact in fp32)
+//   fused              f = RN(z rho g (1+d)(1+d'))
+// The product roundings (1+d) are folded into the rstd range.
+const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
+  const auto key = std::make_pair(static_cast<int>(a), static_cast<int>(o));
+  auto it = norm_.find(key);
+  if (it != norm_.end()) return *it->second;
+  const Interval& Z = reduce_R(a);
+  const Problem& p = in.p;
+  const int M = p.M, L = p.L;
+  auto ns = std::make_unique<NormSet>();
+  ns->base = MatD::Zero(M, L);
+  ns->rad = MatD::Zero(M, L);
+  ns->amax = MatD::Zero(M, L);
+  ns->steps.resize(static_cast<size_t>(M));
+  ns->nan_row.assign(static_cast<size_t>(M), 0);
+  const MatD g = widen<double>(in.g);
+  const bool rtw = o == NormOrder::round_then_weight;
+  const int nprod = rtw ? 1 : 2;
+  const double tiny = fam.ftz ? kFlush : kGradual;
+  const double n_add = L - 1;
+  const double g53 = gamma(L + 8, kU53);
+  std::vector<NormStats> stats(static_cast<size_t>(M));
+
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i = 0; i < M; ++i) {
+    NormStats& st = stats[static_cast<size_t>(i)];
+    double ss_lo = 0, ss_hi = 0;
+    bool finite = true;
+    for (int k = 0; k < L; ++k) {
+      const double zl = Z.lo(i, k), zh = Z.hi(i, k);
+      if (!std::isfinite(zl) || !std::isfinite(zh)) {
+        finite = false;
+        break;
+      }
+      const double mn = (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
+      ss_lo += mn;
+      ss_hi += std::max(zl * zl, zh * zh);
+    }
+    if (!finite) {  // an Inf or NaN in Z: rstd is 0 or NaN, and the row's dot products NaN
+      ns->nan_row[static_cast<size_t>(i)] = 1;
+      ns->base.row(i).setConstant(kNaN);
+      continue;
+    }
+    // The member's sum of squares: L exact squares (or flushed), L - 1 adds.
+    const double err = acc_error(n_add, ss_hi, ss_hi) + L * tiny;
+    const double sl = std::max(0.0, ss_lo * (1 - g53) - err), sh = ss_hi * (1 + g53) + err;
+    // mean = fl(ss / L) (or ss * fl(1/L)), D = fl(mean + fl(eps)), rho = rsqrt(D) within rsqrt_ulps.
+    const double q = 1 + 2 * fam.rsqrt_ulps * kU;
+    const double Dlo = ((sl / L) * (1 - kU) * (1 - kU) + p.eps * (1 - kU)) * (1 - kU);
+    const double Dhi = ((sh / L) * (1 + kU) * (1 + kU) + tiny + p.eps * (1 + kU)) * (1 + kU);
+    const double slack = 1 + 16 * kU53;  // float64's own rounding of these few operations
+    double rho_a = (2 - q) / std::sqrt(Dhi) / slack, rho_b = q / std::sqrt(Dlo) * slack;
+    for (int j = 0; j < nprod; ++j) {
+      rho_a *= 1 - kU;
+      rho_b *= 1 + kU;
+    }
+    // f(z, rho) and whether a flush to zero can enter it.
+    auto f = [&](double z, double rho, double gk) {
+      return rtw ? rn(rn(z * rho) * gk) : rn(z * rho * gk);
+    };
+    auto tiny_reach = [&](double zmin_abs, double gk) {
+      const double v = zmin_abs * rho_a;
+      return fam.ftz && zmin_abs != 0 && (v < 2 * kFlush || v * std::fabs(gk) < 2 * kFlush);
+    };
+    std::vector<Step>& steps = ns->steps[static_cast<size_t>(i)];
+    for (int k = 0; k < L; ++k) {
+      const double zl = Z.lo(i, k), zh = Z.hi(i, k), gk = g(0, k);
+      double lo, hi;
+      if (zl == zh) {
+        const double na = f(zl, rho_a, gk), nb = f(zl, rho_b, gk);
+        if (!tiny_reach(std::fabs(zl), gk)) {
+          if (na == nb) {  // fixed
+            ns->base(i, k) = na;
+            ns->amax(i, k) = std::fabs(na);
+            ++st.fixed;
+            continue;
+          }
+          // One step: the threshold where rho crosses the rounding boundary.
+          double theta = -1;
+          if (rtw) {
+            const double ta = rn(zl * rho_a), tb = rn(zl * rho_b);
+            if (next_bf16(ta, tb > ta) == tb) theta = 0.5 * (ta + tb) / zl;
+          } else if (next_bf16(na, nb > na) == nb) {
+            theta = 0.5 * (na + nb) / (zl * gk);
+          }
+          if (theta > 0) {
+            ns->base(i, k) = na;
+            ns->amax(i, k) = std::max(std::fabs(na), std::fabs(nb));
+            steps.push_back({theta, k, nb - na});
+            ++st.stepped;
+            continue;
+          }
+        }
+        lo = std::min(na, nb);
+        hi = std::max(na, nb);
+      } else {
+        // Z itself is ambiguous: the box z in [zl, zh], rho in [rho_a, rho_b].
+        const double c[4] = {zl * rho_a, zl * rho_b, zh * rho_a, zh * rho_b};
+        const double xl = *std::min_element(c, c + 4), xh = *std::max_element(c, c + 4);
+        if (rtw) {
+          const double tl = rn(xl), th = rn(xh);
+          const double e1 = rn(tl * gk), e2 = rn(th * gk);
+          lo = std::min(e1, e2);
+          hi = std::max(e1, e2);
+        } else {
+          const double e1 = rn(xl * gk), e2 = rn(xh * gk);
+          lo = std::min(e1, e2);
+          hi = std::max(e1, e2);
+        }
+      }
+      if (fam.ftz && std::min(std::fabs(zl), std::fabs(zh)) * rho_b * std::max(1.0, std::fabs(gk)) < 4 * kFlush) {
+        lo = std::min(lo, 0.0);
+        hi = std::max(hi, 0.0);
+      }
+      ns->base(i, k) = 0.5 * (lo + hi);
+      ns->rad(i, k) = 0.5 * (hi - lo);
+      ns->amax(i, k) = std::max(std::fabs(lo), std::fabs(hi));
+      ++st.free;
+    }
+    std::sort(steps.begin(), steps.end(), [](const Step& x, const Step& y) { return x.theta < y.theta; });
+  }
+  for (const auto& s : stats) {
+    ns->stats.fixed += s.fixed;
+    ns->stats.stepped += s.stepped;
+    ns->stats.free += s.free;
+  }
+  if (WT_.size() == 0) WT_ = W.transpose().cast<float>();
+  return *norm_.emplace(key, std::move(ns)).first->second;
+}
+
+AdmCtx::NormStats AdmCtx::norm_stats(Algo a, NormOrder o) { return norm(a, o).stats; }
+
+// The exact range of N~ W^T over the admissible N~, latent columns
+// [k0, k0 + K): the float64 GEMM of the path's start, the step path's
+// min/max per output, the free elements' half-widths times |W|. Steps whose
+// thresholds lie within the members' per-element product rounding of each
+// other (a relative 2 nprod 2^-24) may come in either order: such a cluster
+// contributes its negative parts to the min and its positive parts to the max.
+DotRange AdmCtx::dot(Algo a, NormOrder o, int k0, int K) {
+  const NormSet& ns = norm(a, o);
+  const Problem& p = in.p;
+  const int M = p.M, H = p.H;
+  DotRange d;
+  d.K = K;
+  const MatD base = ns.base.middleCols(k0, K);
+  const MatD X0 = gemm_nt<double>(base, W.middleCols(k0, K));
+  d.A = nonneg_gemm_upper(ns.amax.middleCols(k0, K), W.middleCols(k0, K).cwiseAbs().cast<float>());
+  d.lo.resize(M, H);
+  d.hi.resize(M, H);
+  const double g53 = gamma(K, kU53);
+  const double band = 2 * 2 * kU + std::ldexp(1.0, -48);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i = 0; i < M; ++i) {
+    if (ns.nan_row[static_cast<size_t>(i)]) {
+      d.lo.row(i).setConstant(kNaN);
+      d.hi.row(i).setConstant(kNaN);
+      continue;
+    }
+    Eigen::ArrayXd run = Eigen::ArrayXd::Zero(H), mn = run, mx = run, rf = run, neg(H), pos(H);
+    for (int k = k0; k < k0 + K; ++k) {
+      const double r = ns.rad(i, k);
+      if (r > 0) rf += r * WT_.row(k).transpose().array().abs().cast<double>();
+    }
+    const auto& steps = ns.steps[static_cast<size_t>(i)];
+    size_t s = 0;
+    while (s < steps.size()) {
+      size_t e = s + 1;
+      while (e < steps.size() && steps[e].theta * (1 - band) <= steps[e - 1].theta * (1 + band)) ++e;
+      neg.setZero();
+      pos.setZero();
+      bool any = false;
+      for (size_t l = s; l < e; ++l) {
+        const int k = steps[l].k;
+        if (k < k0 || k >= k0 + K) continue;
+        any = true;
+        const Eigen::ArrayXd c = steps[l].delta * WT_.row(k).transpose().array().cast<double>();
+        neg += c.min(0.0);
+        pos += c.max(0.0);
+      }
+      if (any) {
+        mn = mn.min(run + neg);
+        mx = mx.max(run + pos);
+        run += neg + pos;
+      }
+      s = e;
+    }
+    const Eigen::ArrayXd x0 = X0.row(i).transpose().array();
+    const Eigen::ArrayXd e53 = g53 * d.A.row(i).transpose().array();
+    d.lo.row(i) = (x0 + mn - rf - e53).transpose().matrix();
+    d.hi.row(i) = (x0 + mx + rf + e53).transpose().matrix();
+  }
+  return d;
+}
+
+const DotRange& AdmCtx::dot_full(Algo a, NormOrder o) {
+  const auto key = std::make_pair(static_cast<int>(a), static_cast<int>(o));
+  auto it = dot_.find(key);
+  if (it == dot_.end()) it = dot_.emplace(key, std::make_unique<DotRange>(dot(a, o, 0, in.p.L))).first;
+  return *it->second;
+}
+
+// The member's fp32 accumulation of K exact products (bf16 x bf16 fits in
+// fp32; flushed when below 2^-126) and the addend C: n = K - 1 (+1) adds,
+// error by acc_error() (probabilistic, capped by the rigorous gamma_n).
+Interval AdmCtx::accumulate(const DotRange& d, const Interval* C) const {
+  const double n = d.K - 1 + (C ? 1 : 0);
+  const double tiny = (fam.ftz ? kFlush : kGradual) * (n + d.K);
+  Interval r{MatD(d.lo.rows(), d.lo.cols()), MatD(d.lo.rows(), d.lo.cols())};
+  const Eigen::Index sz = d.lo.size();
+  const double g = gamma(n, kU);
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < sz; ++e) {
+    const double cl = C ? C->lo.data()[e] : 0.0, ch = C ? C->hi.data()[e] : 0.0;
+    double lo = d.lo.data()[e] + cl, hi = d.hi.data()[e] + ch;
+    if (std::isfinite(lo) && std::isfinite(hi)) {
+      const double A = d.A.data()[e] + std::max(std::fabs(cl), std::fabs(ch));
+      const double absX = std::max(std::fabs(lo), std::fabs(hi));
+      const double err = acc_error(n, A, absX) + tiny;
+      lo -= err;
+      hi += err;
+      if (0.5 * (A + hi) * (1 + g) >= FLT_MAX) hi = kInf;
+      if (0.5 * (A - lo) * (1 + g) >= FLT_MAX) lo = -kInf;
+    }
+    settle(lo, hi);
+    r.lo.data()[e] = lo;
+    r.hi.data()[e] = hi;
+  }
+  return r;
+}
+
+}  // namespace ltt

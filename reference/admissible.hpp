@@ -1,0 +1,175 @@
+// The order-free contract (README, "The contract"): for every element of a
+// tier's output, the set of bf16 values that SOME correct implementation of
+// the tier can produce. The verdict of `ltt check` and `ltt verify` is
+// membership in that set, so it passes every member of the family and fails
+// what no member can produce.
+//
+// The family, per tier: the rounding points are fixed (the tier's contract
+// table: where each bf16 rounding happens, the RMSNorm order, one-shot or
+// ring); free are
+//   1. cross-rank reductions: any order or tree of the T partials, fp32
+//      accumulation, one bf16 rounding (one-shot); any ring order with a
+//      bf16 rounding at every hop (ring);
+//   2. GEMMs: any fp32 accumulation order over K, split-K into any number of
+//      fp32 partials, FMA or not, the epilogue's addend anywhere in the sum;
+//   3. RMSNorm: the sum of squares in fp32 in any order; 1/sqrt with up to
+//      2 fp32 ULP of error; the fp32 products in any order;
+//   4. fp32 subnormals flushed to zero, or not.
+//
+// How the sets are built. Every rounding point knows the exact pre-rounding
+// value's range over the family, [lo, hi], and rounds both ends to bf16: the
+// admissible set is every bf16 value in [RN(lo), RN(hi)] (RN is monotone), one
+// value for most elements, two near a rounding boundary. The ranges are
+// carried through the pipeline:
+//   - a reduction of T bf16 terms: [sum lo_r - e, sum hi_r + e], e the
+//     rigorous fp32 bound gamma_{T-1}(2^-24) sum |term| (ring: per hop fp32
+//     add plus bf16 rounding, gamma_{T-1}(u'), u' = 2^-8 + 2^-24 + 2^-32);
+//     e = 0 where every partial sum of every order is exact: all terms are
+//     multiples of the smallest quantum q (>= 2^-126, no flush) and
+//     sum |term| < 2^24 q (ring: 2^8 q). Then the sum is exact and its one
+//     rounding is RN's: a tie goes to even in every order, not to both sides;
+//   - an fp32 add (tier 1's Y' + S) is monotone: [fl(lo_a + lo_b), fl(hi_a + hi_b)];
+//   - RMSNorm, per row: the range of the member's rstd from the range of the
+//     sum of squares (probabilistic bound below, capped by the rigorous
+//     gamma_{L-1}), fl(/L), fl(+eps), 2 ULP of rsqrt and the fp32 products.
+//     Each N element is a monotone step function of rstd: fixed (one value
+//     over the range), one step at a threshold, or (wider, or with an
+//     ambiguous Z) an independent interval. One rstd per row drives all the
+//     steps at once, so the dot product's range over the row's step path is
+//     taken exactly (prefix sums in threshold order), not as the sum of the
+//     steps' worst cases;
+//   - a GEMM: the exact dot product of the admissible N over that path (a
+//     float64 GEMM of the path's start, the path's min/max, the independent
+//     elements' half-widths times |W|), then the fp32 accumulation error.
+//     A rigorous bound (gamma_K ~ one bf16 ULP at K = 3584) would blunt the
+//     check, so it is probabilistic (Higham and Mary, SIAM J. Sci. Comput.
+//     41(5), 2019, model: the rounding errors of the additions are
+//     mean-independent, |delta| <= 2^-24): the error is a martingale sum of
+//     delta_i * (partial sum_i) over the n additions, every partial sum (of
+//     any order or tree) is a subset sum, so |partial| <= B = max(sum of the
+//     positive terms, sum of the negative ones) = (sum|x| + |sum x|)/2; by
+//     Azuma-Hoeffding |error| <= lambda sqrt(n) 2^-24 (1+gamma_n)^2 B except
+//     with probability 2 exp(-lambda^2/2). lambda is set so that the union
+//     over every bounded event of the case (M rows' sums of squares, M*H*(T+2)
+//     dot products) fails with probability at most p_false_alarm (1e-6). The
+//     rigorous gamma_n sum|x| caps it;
+//   - fp32 adds (tier 1's Y' + S): one rounding, 2^-24 relative;
+//   - flushed subnormals: each fp32 operation may lose up to 2^-126;
+//     a product or intermediate below 2^-126 may be 0;
+//   - non-finite values propagate as IEEE does in any order: a definite NaN
+//     or Inf term gives a definite class, a possible fp32 overflow of a
+//     partial sum admits Inf; where a NaN is merely possible the element is
+//     unbounded (counted and reported; never seen on ltt's inputs).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "bounds.hpp"
+#include "inputs.hpp"
+#include "problem.hpp"
+#include "tensor.hpp"
+
+namespace ltt {
+
+// What a correct implementation may choose that changes the check's width.
+struct Family {
+  double p_false_alarm = 1e-6;  // per case: the probabilistic bounds fail at most this often
+  bool ftz = true;              // fp32 subnormals may be flushed to zero
+  int rsqrt_ulps = 2;           // 1/sqrt(x) within this many fp32 ULPs
+};
+
+// Per element, an interval [lo, hi] of values. After a rounding point they
+// are bf16 values and the admissible set is every bf16 value in [lo, hi].
+// lo = hi = NaN: the element must be NaN. lo = -Inf, hi = +Inf and
+// unbounded: anything (NaN included) is admissible.
+struct Interval {
+  MatD lo, hi;
+};
+
+// An element's verdict against its set.
+bool admits(double lo, double hi, double y);
+bool unbounded(double lo, double hi);
+// Number of bf16 values in [lo, hi] (1 for a single value or NaN; 0 unbounded).
+double set_size(double lo, double hi);
+// bf16 steps from y to the nearest end of [lo, hi] (0 inside, inf for a
+// NaN/Inf class mismatch).
+double steps_outside(double lo, double hi, double y);
+
+// The range of an exact dot product N~ W^T over the admissible N~.
+struct DotRange {
+  MatD lo, hi;  // exact range of sum_k N~_ik W_jk
+  MatD A;       // upper bound on sum_k |N~_ik| |W_jk|
+  int K = 0;    // terms in each dot product
+};
+
+class AdmCtx {
+ public:
+  AdmCtx(const Inputs& in, const Truth& t, const MatD& W, Family f = {});
+  const Inputs& in;
+  const Truth& t;
+  const MatD& W;
+  const Family fam;
+  double lambda() const { return lambda_; }
+
+  // A reduction over the T ranks of exact bf16 terms (R or S), rounded to bf16.
+  const Interval& reduce_R(Algo a);
+  const Interval& reduce_S(Algo a);
+  // A reduction of T terms with admissible sets: term(r) gives rank r's
+  // [lo, hi] matrices. Rounded to bf16.
+  struct SumAcc {
+    MatD lo, hi, A, P, N;  // sums of lo, hi, max|term|, max(term, 0), max(-term, 0)
+    MatD q;                // the smallest bf16 quantum (spacing) any admissible term can have
+    int terms = 0;
+  };
+  void sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const;
+  Interval sum_finish(const SumAcc& s, Algo a) const;
+
+  // N W^T over hidden columns [j0, j0 + nj) and latent columns [k0, k0 + K).
+  // The full product (j0 = k0 = 0) is cached per (algorithm, RMSNorm order).
+  const DotRange& dot_full(Algo a, NormOrder o);
+  DotRange dot(Algo a, NormOrder o, int k0, int K);
+
+  // The fp32 accumulation of a dot product plus an addend C (an admissible
+  // set, or nullptr), as an interval of exact pre-rounding values.
+  Interval accumulate(const DotRange& d, const Interval* C) const;
+  // One fp32 addition of two admissible sets.
+  Interval add(const Interval& a, const Interval& b) const;
+  // The rounding point: both ends to bf16.
+  Interval round(const Interval& x) const;
+
+  // Set sizes of RMSNorm's output, for the report: elements with more than
+  // one admissible N value, and rows whose rstd range spans steps.
+  struct NormStats {
+    size_t fixed = 0, stepped = 0, free = 0;
+  };
+  NormStats norm_stats(Algo a, NormOrder o);
+
+ private:
+  struct Step {
+    double theta;  // rstd at which the element moves from base to base + delta
+    int k;
+    double delta;
+  };
+  struct NormSet {
+    MatD base;                             // N~ at the low end of the rstd range (midpoint if free)
+    MatD rad;                              // half-width of free elements, else 0
+    MatD amax;                             // max |N~| over the set
+    std::vector<std::vector<Step>> steps;  // per row, by threshold
+    std::vector<char> nan_row;             // the row is NaN whatever the order
+    NormStats stats;
+  };
+  const NormSet& norm(Algo a, NormOrder o);
+  Interval reduce_exact(const std::vector<MatrixB>& x, Algo a) const;
+  double acc_error(double n, double A, double absX) const;
+
+  double lambda_;
+  MatF WT_;  // W^T [L, H], for the row-wise step paths
+  std::map<int, Interval> Z_, S_;
+  std::map<std::pair<int, int>, std::unique_ptr<NormSet>> norm_;
+  std::map<std::pair<int, int>, std::unique_ptr<DotRange>> dot_;
+};
+
+}  // namespace ltt

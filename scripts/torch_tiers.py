@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+# torch_tiers.py: do outputs that PyTorch's own ops compute (not ltt's code) pass `ltt verify`, tier by tier,
+# and do the same outputs with planted bugs fail it?
+#
+# For every (T, M, distribution) it runs `ltt golden` to write a case file (every rank's bf16 partials R_r
+# [M, L] and S_r [M, H], g, W, expected.tier{k}), then computes rank 0's output Y [M, H] of every tier the
+# file covers with PyTorch ops on --device (bf16 storage, fp32 math, the rounding points of the README's
+# contracts table; reductions are one-shot: the T bf16 partials stacked, summed in fp32, rounded once):
+#   tier 0  Z = allreduce(R); N = bf16(Z*rstd*g) (fused); S^(r) = reduce-scatter of S over the hidden shards;
+#           Y^(r) = addmm(S^(r), N, W[shard r]^T) (cuBLAS, beta-add epilogue); Lamport writers turn -0 into +0;
+#           all-gather = concatenation of the T shards
+#   tier 1  N = bf16(bf16(Z*rstd)*g) (round-then-weight); Y' = F.linear(N, W); S = allreduce(S_r); Y = Y' + S
+#   tier 2  P_r = S_r with P_r[:, shard r] = addmm(S_r[:, shard r], N, W[shard r]^T); Y = allreduce(P_r)
+#   tier 3  C = allreduce([R_r | S_r]); N from C[:, :L]; Y = addmm(C[:, L:], N, W^T)
+#   tier 4  P_r = addmm(S_r, N[:, latent shard r], W[:, latent shard r]^T); Y = allreduce(P_r)
+# (the RMSNorm order follows the case's `rmsnorm_order`: "declared" = fused for tier 0, round-then-weight
+# for tiers 1-4), writes them as output.tier{k}.rank0 into DIR/outputs/<case file name> and runs
+# `ltt verify`: each must pass (exit 0). Then three planted bugs, same ops with one change, each in its own
+# outputs file (DIR/outputs/<bug>/<case file name>), each must fail (exit 1):
+#   row   row M//2 of the correct Y scaled by 1.03
+#   eps   eps x10 in the RMSNorm
+#   drop  the last rank's S_r dropped from the reductions (tier 0: reduce-scatter; 1: S all-reduce;
+#         2: S_{T-1} left out of P_{T-1}, so out of the final reduce; 3: the S half of the concatenation;
+#         4: P_{T-1} dropped from the final reduce)
+# Column "differ vs expected.tier{k}": the fraction of elements of the correct output whose bf16 value
+# differs from the case's emulated reference (NaN = NaN, -0 = +0), with the largest plain ULP distance.
+# Exit 0 iff every correct output passed and every bug failed; 1 otherwise; 2 on a script, usage or
+# input error (ltt missing, torch missing, CUDA missing, `ltt` exiting 2).
+#
+# Run it (on the GPU machine, from the repository root, after building ltt):
+#   python3 scripts/torch_tiers.py --ltt build/release/bin/ltt --work /tmp/torch_tiers --dims k3 --tp 8,16 \
+#       --tokens 1,5,33,128,256,2048 --dist realistic,adversarial --device cuda \
+#       --out torch_tiers.md --json torch_tiers.json
+# Small and on a CPU (Debian's python3-torch):
+#   /usr/bin/python3 scripts/torch_tiers.py --ltt build/release/bin/ltt --work /tmp/tt_work --device cpu \
+#       --dims small --tp 8 --tokens 1,5,33 --dist realistic,adversarial
+import argparse
+import ctypes
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+BUGS = ("row", "eps", "drop")
+BUG_TITLES = {"row": "bug row*1.03", "eps": "bug eps x10", "drop": "bug drop S_{T-1}"}
+
+
+def die(msg):
+    print(f"torch_tiers.py: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description="PyTorch-computed tier outputs against `ltt verify` "
+                                            "(correct ones must pass, planted bugs must fail).")
+    p.add_argument("--ltt", required=True, help="path to the ltt binary")
+    p.add_argument("--work", required=True, help="work directory (cases/, outputs/, verify/ under it)")
+    p.add_argument("--dims", default="k3", help="k3, small or H,L (passed to ltt golden)")
+    p.add_argument("--tp", default="8,16", help="TP sizes, comma-separated")
+    p.add_argument("--tokens", default="1,5,33,128,256,2048", help="token counts M, comma-separated")
+    p.add_argument("--dist", default="realistic,adversarial", help="distributions, comma-separated")
+    p.add_argument("--seed", type=int, default=0, help="input seed (passed to ltt golden)")
+    p.add_argument("--device", default="cuda", help="torch device: cuda, cuda:N or cpu")
+    p.add_argument("--out", help="write the table as Markdown here")
+    p.add_argument("--json", help="write the results as JSON here")
+    p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
+    p.add_argument("--no-safetensors", action="store_true",
+                   help="use the built-in reader/writer even if the safetensors package is importable")
+    a = p.parse_args()
+    try:
+        a.tp_list = [int(x) for x in a.tp.split(",") if x]
+        a.tokens_list = [int(x) for x in a.tokens.split(",") if x]
+    except ValueError:
+        die("--tp and --tokens take comma-separated integers")
+    a.dist_list = [x for x in a.dist.split(",") if x]
+    named = {"k3": (7168, 3584), "small": (256, 128)}
+    try:
+        a.dims_hl = named[a.dims] if a.dims in named else tuple(int(x) for x in a.dims.split(","))
+        assert len(a.dims_hl) == 2
+    except (ValueError, AssertionError):
+        die(f"--dims {a.dims!r}: k3, small or H,L")
+    if not a.tp_list or not a.tokens_list or not a.dist_list:
+        die("--tp, --tokens and --dist need at least one value each")
+    return a
+
+
+args = parse_args()
+
+# ---------------------------------------------------------------------------------------------- environment
+ltt = os.path.abspath(args.ltt)
+if not (os.path.isfile(ltt) and os.access(ltt, os.X_OK)):
+    die(f"ltt binary not found or not executable: {args.ltt} (build it: cmake --preset release && "
+        f"cmake --build --preset release -j)")
+try:
+    import torch
+    import torch.nn.functional as F
+except Exception as e:  # noqa: BLE001
+    die(f"torch is not importable with {sys.executable} ({e}); install PyTorch "
+        f"(Debian: apt-get install python3-torch, then run with /usr/bin/python3)")
+if sys.byteorder != "little":
+    die("this script reads and writes little-endian bytes in place: a little-endian host is needed")
+try:
+    device = torch.device(args.device)
+except Exception as e:  # noqa: BLE001
+    die(f"bad --device {args.device!r}: {e}")
+if device.type == "cuda":
+    if not torch.cuda.is_available():
+        die(f"--device {args.device}: CUDA is not available to torch {torch.__version__} "
+            f"(torch.version.cuda = {torch.version.cuda}); use --device cpu to run on the CPU")
+    # The contracts say fp32 accumulation: no reduced-precision (bf16) split-K reductions in cuBLAS.
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+
+st_torch = None
+if not args.no_safetensors:
+    try:
+        import safetensors.torch as st_torch  # noqa: F401
+        from safetensors import safe_open
+    except Exception:  # noqa: BLE001
+        st_torch = None
+
+bf16 = torch.bfloat16
+DTYPES = {"BF16": (torch.bfloat16, 2), "F32": (torch.float32, 4), "F64": (torch.float64, 8)}
+
+
+# ---------------------------------------------------------------------------------------------- safetensors
+class CaseReader:
+    """Reads the tensors it is asked for (not the whole file) and the metadata of a case file."""
+
+    def __init__(self, path):
+        self.path = path
+        self._st = st_torch is not None
+        if self._st:
+            with safe_open(path, framework="pt", device="cpu") as f:
+                self.meta = dict(f.metadata() or {})
+                self.names = set(f.keys())
+            return
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if len(head) != 8:
+                raise ValueError(f"{path}: shorter than the 8-byte header length")
+            (n,) = struct.unpack("<Q", head)
+            if n > 100 * 1024 * 1024:
+                raise ValueError(f"{path}: header length {n} is implausible")
+            self.header = json.loads(f.read(n).decode("utf-8"))
+        self.data_start = 8 + n
+        self.meta = dict(self.header.pop("__metadata__", {}) or {})
+        self.names = set(self.header)
+
+    def get(self, name):
+        if self._st:
+            with safe_open(self.path, framework="pt", device="cpu") as f:
+                return f.get_tensor(name)
+        if name not in self.header:
+            raise KeyError(f"{self.path}: no tensor {name}")
+        info = self.header[name]
+        dtype, size = DTYPES[info["dtype"]]
+        b, e = info["data_offsets"]
+        count = 1
+        for d in info["shape"]:
+            count *= d
+        if e - b != count * size:
+            raise ValueError(f"{self.path}: tensor {name} has {e - b} bytes for shape {info['shape']}")
+        buf = bytearray(e - b)
+        with open(self.path, "rb") as f:
+            f.seek(self.data_start + b)
+            if f.readinto(buf) != e - b:
+                raise ValueError(f"{self.path}: tensor {name} runs past the end of the file")
+        return torch.frombuffer(buf, dtype=dtype).reshape(info["shape"])
+
+
+def save_outputs(tensors, path):
+    """tensors: name -> bf16 tensor (any device). Writes a safetensors file (no metadata)."""
+    cpu = {k: v.detach().to("cpu").contiguous() for k, v in tensors.items()}
+    tmp = path + ".tmp"
+    if st_torch is not None:
+        st_torch.save_file(cpu, tmp)
+    else:
+        names = {torch.bfloat16: "BF16", torch.float32: "F32", torch.float64: "F64"}
+        head, pos = {}, 0
+        for name in sorted(cpu):
+            t = cpu[name]
+            nbytes = t.numel() * t.element_size()
+            head[name] = {"dtype": names[t.dtype], "shape": list(t.shape), "data_offsets": [pos, pos + nbytes]}
+            pos += nbytes
+        h = json.dumps(head, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        h += b" " * (-len(h) % 8)
+        with open(tmp, "wb") as f:
+            f.write(struct.pack("<Q", len(h)))
+            f.write(h)
+            for name in sorted(cpu):
+                t = cpu[name]
+                f.write(ctypes.string_at(t.data_ptr(), t.numel() * t.element_size()))
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------- the tiers
+def allreduce(parts):
+    """One-shot all-reduce of bf16 partials: fp32 sum, one rounding to bf16."""
+    return torch.stack(parts).float().sum(0).to(bf16)
+
+
+def rmsnorm(Z, g, eps, order):
+    z = Z.float()
+    rstd = torch.rsqrt(z.pow(2).mean(-1, keepdim=True) + eps)
+    if order == "fused":
+        return (z * rstd * g.float()).to(bf16)
+    if order == "round-then-weight":
+        return ((z * rstd).to(bf16).float() * g.float()).to(bf16)
+    raise ValueError(f"unknown RMSNorm order {order!r}")
+
+
+def hidden_shard(r, H, T):
+    Hs = H // T
+    return slice(r * Hs, (r + 1) * Hs)
+
+
+def lamport_write(y):
+    """Tier 0's all-gather writers turn a real -0 (the 'empty' sentinel) into +0."""
+    return torch.where(y == 0, torch.zeros_like(y), y)
+
+
+def tier0(R, S, g, W, eps, order, drop):
+    T, H = len(R), W.shape[0]
+    N = rmsnorm(allreduce(R), g, eps, order)
+    Ss = S[:-1] if drop else S
+    shards = []
+    for r in range(T):
+        c = hidden_shard(r, H, T)
+        S_r = allreduce([s[:, c] for s in Ss])                    # reduce-scatter: rank r's hidden shard
+        shards.append(lamport_write(torch.addmm(S_r, N, W[c].t())))
+    return torch.cat(shards, 1)                                   # all-gather
+
+
+def tier1(R, S, g, W, eps, order, drop):
+    N = rmsnorm(allreduce(R), g, eps, order)
+    Yp = F.linear(N, W)                                           # main stream
+    Ssum = allreduce(S[:-1] if drop else S)                       # aux stream
+    return Yp + Ssum                                              # bf16 add: fp32, one rounding
+
+
+def tier2(R, S, g, W, eps, order, drop):
+    T, H = len(R), W.shape[0]
+    N = rmsnorm(allreduce(R), g, eps, order)
+    P = []
+    for r in range(T):
+        c = hidden_shard(r, H, T)
+        S_r = torch.zeros_like(S[r]) if (drop and r == T - 1) else S[r]
+        P_r = S_r.clone()
+        P_r[:, c] = torch.addmm(S_r[:, c], N, W[c].t())           # beta = 1 epilogue into own shard
+        P.append(P_r)
+    return allreduce(P)
+
+
+def tier3(R, S, g, W, eps, order, drop):
+    T, L = len(R), R[0].shape[1]
+    cat = [torch.cat([R[r], torch.zeros_like(S[r]) if (drop and r == T - 1) else S[r]], 1) for r in range(T)]
+    C = allreduce(cat)
+    N = rmsnorm(C[:, :L], g, eps, order)
+    return torch.addmm(C[:, L:], N, W.t())
+
+
+def tier4(R, S, g, W, eps, order, drop):
+    T, L = len(R), R[0].shape[1]
+    Ls = L // T
+    N = rmsnorm(allreduce(R), g, eps, order)
+    P = []
+    for r in range(T):
+        c = slice(r * Ls, (r + 1) * Ls)
+        P.append(torch.addmm(S[r], N[:, c], W[:, c].t()))
+    return allreduce(P[:-1] if drop else P)
+
+
+TIERS = {0: tier0, 1: tier1, 2: tier2, 3: tier3, 4: tier4}
+
+
+def tier_order(meta_order, k):
+    if meta_order in ("fused", "round-then-weight"):
+        return meta_order
+    if meta_order in ("declared", "", None):
+        return "fused" if k == 0 else "round-then-weight"
+    raise ValueError(f"case metadata rmsnorm_order {meta_order!r} is not one this script knows")
+
+
+def compute(k, R, S, g, W, eps, order, bug):
+    y = TIERS[k](R, S, g, W, eps * 10 if bug == "eps" else eps, order, bug == "drop")
+    if bug == "row":
+        i = y.shape[0] // 2
+        y = y.clone()
+        y[i] = (y[i].float() * 1.03).to(bf16)
+    return y
+
+
+# ---------------------------------------------------------------------------------------------- comparison
+def differ_vs(y, e):
+    """Elements whose bf16 value differs (NaN = NaN, -0 = +0) and the largest plain ULP distance."""
+    a = y.detach().to("cpu").contiguous().view(torch.int16).int()
+    b = e.contiguous().view(torch.int16).int()
+    na, nb = torch.isnan(y.detach().to("cpu").float()), torch.isnan(e.float())
+
+    def ordered(x):
+        mag = x & 0x7FFF
+        return torch.where(x < 0, -mag, mag)
+
+    oa, ob = ordered(a), ordered(b)
+    both_nan = na & nb
+    one_nan = na ^ nb
+    diff = (oa != ob) & ~both_nan
+    finite_pair = ~(na | nb)
+    ulp = (oa - ob).abs()[finite_pair]
+    return {"elements": a.numel(), "differ": int(diff.sum()), "frac": float(diff.sum()) / a.numel(),
+            "max_ulp": int(ulp.max()) if ulp.numel() else 0, "nan_mismatch": int(one_nan.sum())}
+
+
+# ---------------------------------------------------------------------------------------------- driver
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def summary_lines(stdout):
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("# ")]
+    tail = [ln for ln in lines if ln.startswith("# Out of bound") or " cases, " in ln]
+    return tail if tail else lines[-2:]
+
+
+work = os.path.abspath(args.work)
+cases_dir = os.path.join(work, "cases")
+outputs_dir = os.path.join(work, "outputs")
+verify_dir = os.path.join(work, "verify")
+for d in (cases_dir, outputs_dir, verify_dir):
+    os.makedirs(d, exist_ok=True)
+
+print(f"# torch_tiers: torch {torch.__version__} (CUDA {torch.version.cuda}) on {device}"
+      + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
+      + f"; case files via {'safetensors ' + __import__('safetensors').__version__ if st_torch else 'the built-in reader'}"
+      + f"; ltt {ltt}", flush=True)
+
+combos = [(T, M, dist) for T in args.tp_list for M in args.tokens_list for dist in args.dist_list]
+rows = []          # one per (case, tier)
+errors = []        # script / input errors (exit 2)
+t_start = time.time()
+
+for idx, (T, M, dist) in enumerate(combos, 1):
+    label = f"T{T} M{M} {dist}"
+    t0 = time.time()
+    g_cmd = [ltt, "golden", "--out", cases_dir, "--dims", args.dims, "--tp", str(T), "--tokens", str(M),
+             "--dist", dist, "--tier", "all", "--seed", str(args.seed)]
+    res = run(g_cmd)
+    if res.returncode != 0:
+        errors.append(f"{label}: ltt golden exited {res.returncode}: {res.stderr.strip() or res.stdout.strip()}")
+        print(f"!!! ERROR {errors[-1]}\n!!! command: {' '.join(g_cmd)}", flush=True)
+        continue
+    try:
+        manifest = json.load(open(os.path.join(cases_dir, "manifest.json")))
+    except Exception as e:  # noqa: BLE001
+        errors.append(f"{label}: cannot read {cases_dir}/manifest.json: {e}")
+        print(f"!!! ERROR {errors[-1]}", flush=True)
+        continue
+    entries = [e for e in manifest.get("files", [])
+               if e.get("metadata", {}).get("tp") == str(T) and e.get("metadata", {}).get("tokens") == str(M)
+               and e.get("metadata", {}).get("dist") == dist and e.get("metadata", {}).get("seed") == str(args.seed)
+               and (e.get("metadata", {}).get("hidden"), e.get("metadata", {}).get("latent"))
+               == tuple(str(x) for x in args.dims_hl)
+               and os.path.exists(os.path.join(cases_dir, e["file"]))]
+    if not entries:
+        errors.append(f"{label}: manifest.json lists no case file for it")
+        print(f"!!! ERROR {errors[-1]}", flush=True)
+        continue
+    t_golden = time.time() - t0
+
+    for entry in entries:
+        case_name = entry["file"]
+        case_path = os.path.join(cases_dir, case_name)
+        t1 = time.time()
+        try:
+            rd = CaseReader(case_path)
+            meta = rd.meta
+            tiers = [int(x) for x in meta["tiers"].split(",") if x]
+            eps = float(meta["eps"])
+            H, L = int(meta["hidden"]), int(meta["latent"])
+            if int(meta["tp"]) != T or int(meta["tokens"]) != M:
+                raise ValueError(f"metadata tp/tokens {meta['tp']}/{meta['tokens']} differ from the request")
+            if meta.get("algo", "one-shot") != "one-shot":
+                print(f"    warning: case algo {meta['algo']!r}; this script's reductions are one-shot", flush=True)
+            R = [rd.get(f"routed.rank{r}").to(device) for r in range(T)]
+            S = [rd.get(f"shared.rank{r}").to(device) for r in range(T)]
+            g = rd.get("norm_weight").to(device)
+            W = rd.get("up_weight").to(device)
+            expected = {k: rd.get(f"expected.tier{k}") for k in tiers}
+            for t, shape in [(R[0], (M, L)), (S[0], (M, H)), (g, (L,)), (W, (H, L))]:
+                if tuple(t.shape) != shape or t.dtype != bf16:
+                    raise ValueError(f"a tensor has shape {tuple(t.shape)} {t.dtype}, expected {shape} bf16")
+            outputs = {v: {} for v in ("correct",) + BUGS}
+            stats = {}
+            for k in tiers:
+                order = tier_order(meta.get("rmsnorm_order"), k)
+                for v in outputs:
+                    y = compute(k, R, S, g, W, eps, order, None if v == "correct" else v)
+                    if tuple(y.shape) != (M, H) or y.dtype != bf16:
+                        raise RuntimeError(f"tier {k} {v}: computed {tuple(y.shape)} {y.dtype}")
+                    outputs[v][f"output.tier{k}.rank0"] = y
+                stats[k] = differ_vs(outputs["correct"][f"output.tier{k}.rank0"], expected[k])
+                stats[k]["order"] = order
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            del R, S, g, W, expected
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"{label}: {case_name}: {type(e).__name__}: {e}")
+            print(f"!!! ERROR {errors[-1]}", flush=True)
+            continue
+        t_compute = time.time() - t1
+
+        t2 = time.time()
+        verdicts = {}   # variant -> {"rc", "summary", "tiers": {k: case json}}
+        for v, tensors in outputs.items():
+            odir = outputs_dir if v == "correct" else os.path.join(outputs_dir, v)
+            vdir = os.path.join(verify_dir, v)
+            os.makedirs(odir, exist_ok=True)
+            os.makedirs(vdir, exist_ok=True)
+            out_path = os.path.join(odir, case_name)
+            json_path = os.path.join(vdir, case_name.replace(".safetensors", "") + ".json")
+            save_outputs(tensors, out_path)
+            if os.path.exists(json_path):
+                os.remove(json_path)
+            v_cmd = [ltt, "verify", "--case", case_path, "--output", out_path, "--json", json_path]
+            res = run(v_cmd)
+            per_tier = {}
+            if os.path.exists(json_path):
+                try:
+                    for c in json.load(open(json_path)).get("cases", []):
+                        per_tier[int(c["tier"])] = c
+                except Exception as e:  # noqa: BLE001
+                    errors.append(f"{label}: {v}: unreadable verify JSON {json_path}: {e}")
+            verdicts[v] = {"rc": res.returncode, "summary": summary_lines(res.stdout), "tiers": per_tier,
+                           "command": " ".join(v_cmd)}
+            want = 0 if v == "correct" else 1
+            if res.returncode not in (0, 1):
+                errors.append(f"{label}: {v}: ltt verify exited {res.returncode}: "
+                              f"{res.stderr.strip() or res.stdout.strip()[-500:]}")
+                print(f"!!! ERROR {errors[-1]}\n!!! command: {' '.join(v_cmd)}", flush=True)
+            else:
+                missing = [k for k in tiers if k not in per_tier]
+                if missing:
+                    errors.append(f"{label}: {v}: verify JSON has no result for tier(s) {missing}")
+                    print(f"!!! ERROR {errors[-1]}", flush=True)
+                all_pass = all(per_tier.get(k, {}).get("pass", False) for k in tiers)
+                if (res.returncode == 0) != all_pass:
+                    errors.append(f"{label}: {v}: verify exit {res.returncode} disagrees with its JSON verdicts")
+                    print(f"!!! ERROR {errors[-1]}", flush=True)
+            if not args.keep:
+                os.remove(out_path)
+        t_verify = time.time() - t2
+
+        for k in tiers:
+            row = {"case": case_name, "tp": T, "tokens": M, "dist": dist, "tier": k,
+                   "rmsnorm_order": stats[k]["order"], "vs_expected": {x: stats[k][x] for x in
+                                                                         ("elements", "differ", "frac", "max_ulp",
+                                                                          "nan_mismatch")}}
+            for v in ("correct",) + BUGS:
+                c = verdicts[v]["tiers"].get(k)
+                rc = verdicts[v]["rc"]
+                if rc not in (0, 1) or c is None:
+                    row[v] = {"verdict": "error", "ok": False, "rc": rc}
+                    continue
+                passed = bool(c["pass"])
+                ve = c.get("vs_emulated", {})
+                row[v] = {"verdict": "pass" if passed else "fail", "ok": passed == (v == "correct"), "rc": rc,
+                          "frac_differ": ve.get("frac_differ"), "ulp_max": ve.get("ulp_max"),
+                          "ulp_hist": ve.get("ulp_hist")}
+            row["verify_summary"] = {v: verdicts[v]["summary"] for v in verdicts}
+            rows.append(row)
+        if not args.keep:
+            os.remove(case_path)
+
+        ok_c = sum(1 for r in rows[-len(tiers):] if r["correct"]["ok"])
+        ok_b = sum(1 for r in rows[-len(tiers):] for v in BUGS if r[v]["ok"])
+        print(f"[{idx}/{len(combos)}] {label}: tiers {meta['tiers']}: correct passed {ok_c}/{len(tiers)}, "
+              f"bugs failed {ok_b}/{3 * len(tiers)}; golden {t_golden:.1f} s, torch {t_compute:.1f} s, "
+              f"verify {t_verify:.1f} s; elapsed {time.time() - t_start:.1f} s", flush=True)
+        for v in verdicts:
+            for ln in verdicts[v]["summary"]:
+                print(f"    {v:8s} verify rc {verdicts[v]['rc']}: {ln}", flush=True)
+
+# ---------------------------------------------------------------------------------------------- report
+def cell(x):
+    if x["verdict"] == "error":
+        return f"ERROR (rc {x['rc']})"
+    s = x["verdict"]
+    if x.get("frac_differ") is not None:
+        s += f" {100 * x['frac_differ']:.3f}%/{x['ulp_max']:g}u"
+    return s + ("" if x["ok"] else " <<")
+
+
+def diff_cell(d):
+    s = f"{100 * d['frac']:.3f}% (max {d['max_ulp']} ulp)"
+    if d["nan_mismatch"]:
+        s += f", {d['nan_mismatch']} NaN mismatch"
+    return s
+
+
+headers = ["T", "M", "dist", "tier", "correct"] + [BUG_TITLES[b] for b in BUGS] + ["differ vs expected.tier{k}"]
+table = [[str(r["tp"]), str(r["tokens"]), r["dist"], str(r["tier"]), cell(r["correct"])]
+         + [cell(r[b]) for b in BUGS] + [diff_cell(r["vs_expected"])] for r in rows]
+widths = [max(len(h), *(len(t[i]) for t in table)) if table else len(h) for i, h in enumerate(headers)]
+
+n_correct = len(rows)
+a_correct = sum(1 for r in rows if r["correct"]["ok"])
+n_bugs = len(rows) * len(BUGS)
+c_bugs = sum(1 for r in rows for b in BUGS if r[b]["ok"])
+totals = f"correct outputs passed: {a_correct} of {n_correct}; planted bugs failed: {c_bugs} of {n_bugs}"
+legend = ("verdicts from `ltt verify` per tier: pass/fail, then its % of elements differing from the emulated "
+          "reference / largest ULP at the error scale; '<<' marks a wrong verdict (a correct output failing or "
+          "a bug passing). 'differ vs expected.tier{k}': the correct output's elements whose bf16 value "
+          "differs from the case's expected.tier{k} (largest plain ULP distance).")
+
+print()
+print("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
+for t in table:
+    print("  ".join(c.rjust(w) for c, w in zip(t, widths)))
+print(f"# {legend}")
+print(f"# {totals}")
+for e in errors:
+    print(f"# ERROR: {e}")
+print(f"# wall {time.time() - t_start:.1f} s")
+
+env = {"torch": torch.__version__, "cuda": torch.version.cuda, "device": str(device),
+       "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+       "safetensors": __import__("safetensors").__version__ if st_torch else None,
+       "python": sys.version.split()[0], "ltt": ltt}
+if args.out:
+    with open(args.out, "w") as f:
+        f.write("# PyTorch-computed tier outputs against `ltt verify`\n\n")
+        f.write(f"torch {env['torch']} (CUDA {env['cuda']}) on {env['device_name']}; dims {args.dims}; "
+                f"seed {args.seed}\n\n")
+        f.write("| " + " | ".join(headers) + " |\n|" + "|".join("---" for _ in headers) + "|\n")
+        for t in table:
+            f.write("| " + " | ".join(c.replace("|", "\\|") for c in t) + " |\n")
+        f.write(f"\n{legend}\n\n**{totals}**\n")
+        for e in errors:
+            f.write(f"\nERROR: {e}\n")
+if args.json:
+    with open(args.json, "w") as f:
+        json.dump({"env": env, "args": {k: getattr(args, k) for k in ("dims", "tp", "tokens", "dist", "seed",
+                                                                      "device")},
+                   "rows": rows, "errors": errors,
+                   "totals": {"correct": n_correct, "correct_passed": a_correct, "bugs": n_bugs,
+                              "bugs_failed": c_bugs}}, f, indent=1)
+
+if not args.keep:
+    for d in (cases_dir, outputs_dir):
+        shutil.rmtree(d, ignore_errors=True)
+if errors:
+    sys.exit(2)
+sys.exit(0 if (a_correct == n_correct and c_bugs == n_bugs and n_correct > 0) else 1)
