@@ -196,7 +196,7 @@ Result<int> run_regress(const std::string& dir) {
       if (problem.empty()) {
         auto sha = sha256_file(path);
         if (!sha.ok()) return sha.error();
-        if (*sha != e["sha256"]) problem = cat("the file's SHA-256 ", *sha, " is not the manifest's ", std::string(e["sha256"]));
+        if (*sha != e["sha256"].get<std::string>()) problem = cat("the file's SHA-256 ", *sha, " is not the manifest's ", std::string(e["sha256"]));
       }
     } else {
       const std::string tmp = cat(dir, "/.", file, ".regress.", getpid());
@@ -205,7 +205,7 @@ Result<int> run_regress(const std::string& dir) {
       std::error_code ec;
       fs::remove(tmp, ec);
       if (!sha.ok()) return sha.error();
-      if (*sha != e["sha256"]) problem = cat("SHA-256 of the regenerated file is ", *sha, ", the manifest says ", std::string(e["sha256"]));
+      if (*sha != e["sha256"].get<std::string>()) problem = cat("SHA-256 of the regenerated file is ", *sha, ", the manifest says ", std::string(e["sha256"]));
     }
     prog.step(file);
     tab.row({file, committed ? "tensors" : "hash", fmt("%.1f", now_seconds() - a), problem.empty() ? "same" : "DRIFT"});

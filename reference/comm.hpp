@@ -13,6 +13,7 @@
 //             For a reduce-scatter over column shards, chunk r is shard r.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -62,6 +63,22 @@ void reduce_shard(const std::vector<const typename P::Real*>& bufs, Eigen::Index
     }
     ordered_sum<P>(src, out + i * w, static_cast<size_t>(w), algo);
   }
+}
+
+// Tier 0's transports are Lamport copies: a reader takes a slot once it is
+// not -0 (the empty sentinel), so a writer must never publish a real -0. The
+// reader's view of published buffers: an error (not a hang) naming the first
+// -0, where a real reader would wait forever.
+template <class M>
+Status lamport_readable(const std::vector<M>& published, const char* what) {
+  for (size_t q = 0; q < published.size(); ++q) {
+    const M& m = published[q];
+    for (Eigen::Index e = 0; e < m.size(); ++e)
+      if (m.data()[e] == 0 && std::signbit(m.data()[e]))
+        return LTT_ERR(Errc::numerical, what, ": local rank ", q, " published -0 (the Lamport empty sentinel) at element [",
+                       e / m.cols(), ", ", e % m.cols(), "]: every reader would wait for it forever");
+  }
+  return {};
 }
 
 template <class P>

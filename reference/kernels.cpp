@@ -174,14 +174,19 @@ Mat<double> rmsnorm_m<ExactArith>(const Mat<double>& Z, const Mat<double>& g, do
 template <>
 Mat<float> gemm_m<float>(const ConstRef<float>& A, const ConstRef<float>& B, const Mat<float>* C, const Member* m) {
   if (m && m->is(Mutant::gemm_bf16_acc)) {
+    // Row by row, all N outputs at once: acc = bf16(acc + a_ik B[:, k]).
     const Eigen::Index M = A.rows(), K = A.cols(), N = B.rows();
+    const Mat<float> BT = B.transpose();
     Mat<float> out(M, N);
-    for (Eigen::Index i = 0; i < M; ++i)
-      for (Eigen::Index j = 0; j < N; ++j) {
-        float acc = 0;
-        for (Eigen::Index k = 0; k < K; ++k) acc = round_bf16(acc + A(i, k) * B(j, k));
-        out(i, j) = C ? acc + (*C)(i, j) : acc;
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < M; ++i) {
+      Mat<float> acc = Mat<float>::Zero(1, N);
+      for (Eigen::Index k = 0; k < K; ++k) {
+        acc += A(i, k) * BT.row(k);
+        round_bf16_inplace(acc);
       }
+      out.row(i) = C ? Mat<float>(acc + C->row(i)) : acc;
+    }
     return out;
   }
   if (!m || !m->var.on) {

@@ -19,8 +19,12 @@ Status run(Ctx<P>& c) {
   using M = typename Ctx<P>::M;
   const Problem& p = c.p;
   std::vector<M> Z = std::move(c.R), Sin = std::move(c.S);
-  for (auto& z : Z) no_neg_zero(z);
-  for (auto& s : Sin) no_neg_zero(s);
+  if (!c.mutant(Mutant::lamport_neg_zero)) {
+    for (auto& z : Z) no_neg_zero(z);
+    for (auto& s : Sin) no_neg_zero(s);
+  }
+  LTT_TRY(lamport_readable(Z, "tier 0's fused all-reduce of R"));
+  LTT_TRY(lamport_readable(Sin, "tier 0's fused reduce-scatter of S"));
   LTT_TRY(c.comm.allreduce(ptrs(Z), c.contract.algo));
   std::vector<M> Ssh(c.n_local());
   LTT_TRY(c.comm.reduce_scatter_cols(cptrs(Sin), ptrs(Ssh), c.contract.algo));
