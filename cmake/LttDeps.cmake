@@ -7,7 +7,8 @@ find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h
-  HINTS ${PROJECT_SOURCE_DIR}/third_party/random123/usr/include)
+  HINTS ${PROJECT_SOURCE_DIR}/third_party/random123/usr/include
+        ${PROJECT_SOURCE_DIR}/.device-deps/usr/include)  # the GPU machine: shared/tools/device-deps.sh
 if(NOT RANDOM123_INCLUDE_DIR)
   message(FATAL_ERROR "Random123 headers not found: install librandom123-dev (scripts/setup.sh does)")
 endif()

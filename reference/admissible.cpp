@@ -34,6 +34,13 @@ double next_bf16(double x, bool up) {
   return to_double(bf16{b});
 }
 
+// bf16 spacing at a bf16 value, from its bits: 2^(e - 134) for a biased
+// exponent e >= 1, 2^-133 for subnormals (and zero, unused).
+double quantum_of(uint16_t bits) {
+  const int e = (bits >> 7) & 0xff;
+  return std::ldexp(1.0, (e ? e : 1) - 134);
+}
+
 // Normalises an interval's special cases: one NaN end (a NaN only possible)
 // or both infinite ends: unbounded; both NaN: the NaN class.
 void settle(double& lo, double& hi) {
@@ -146,12 +153,36 @@ Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
   return r;
 }
 
+// The same as sum_add() of each term (lo = hi), straight from the bf16 bits.
 Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
   SumAcc s;
-  for (const MatrixB& m : x) {
-    const MatD v = widen<double>(m);
-    sum_add(s, v, v);
+  const Eigen::Index rows = x[0].rows, cols = x[0].cols, n = rows * cols;
+  s.lo = MatD::Zero(rows, cols);
+  s.A = s.lo;
+  s.P = s.lo;
+  s.N = s.lo;
+  s.q = MatD::Constant(rows, cols, kInf);
+  s.terms = static_cast<int>(x.size());
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    double sum = 0, A = 0, P = 0, N = 0, q = kInf;
+    for (const MatrixB& m : x) {
+      const bf16 b = m.v[static_cast<size_t>(e)];
+      const double v = to_double(b);
+      sum += v;
+      if (!std::isfinite(v)) continue;
+      A += std::fabs(v);
+      P += std::max(v, 0.0);
+      N += std::max(-v, 0.0);
+      if (v != 0) q = std::min(q, quantum_of(b.bits));
+    }
+    s.lo.data()[e] = sum;
+    s.A.data()[e] = A;
+    s.P.data()[e] = P;
+    s.N.data()[e] = N;
+    s.q.data()[e] = q;
   }
+  s.hi = s.lo;
   return round(sum_finish(s, a));
 }
 

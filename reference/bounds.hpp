@@ -95,6 +95,9 @@ class BoundCtx {
   // The ranks' partials in float64, rank order.
   const std::vector<MatD>& R();
   const std::vector<MatD>& S();
+  // The ranks' S as a reduction's exact terms: only the ring's bound needs
+  // them (one-shot: null, and nothing widened).
+  const std::vector<MatD>* S_terms(Algo a) { return a == Algo::ring ? &S() : nullptr; }
 
   struct Norm {
     MatD eZ;  // [M, L] bound on |Z~ - Z|

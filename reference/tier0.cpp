@@ -46,7 +46,7 @@ Status run(Ctx<P>& c) {
 // The all-gather copies; it adds no error.
 MatD bound(BoundCtx& b, const Contract& k) {
   const auto& n = b.norm(k.algo, k.norm);
-  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, &b.S(), {0, 0, true});
+  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, b.S_terms(k.algo), {0, 0, true});
   return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
 }
 

@@ -37,7 +37,7 @@ Status run(Ctx<P>& c) {
 MatD bound(BoundCtx& b, const Contract& k) {
   const auto& n = b.norm(k.algo, k.norm);
   const MatD eYp = b.round(b.t.NW, b.dot(n.E, b.t.absNW, b.in.p.L));
-  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, &b.S());
+  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, b.S_terms(k.algo));
   return b.round(b.t.Y, b.add(b.t.Y, eYp + eS));
 }
 

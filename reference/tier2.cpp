@@ -37,18 +37,21 @@ Status run(Ctx<P>& c) {
 MatD bound(BoundCtx& b, const Contract& k) {
   const Problem& p = b.in.p;
   const auto& n = b.norm(k.algo, k.norm);
-  // The exact terms of the final reduction: P_q = S_q, plus N W^T on the owner's shard.
-  std::vector<MatD> P = b.S();
+  // S_own: each column's owner's S; the exact terms of the final reduction
+  // (the ring's bound needs them): P_q = S_q, plus N W^T on the owner's shard.
   MatD own(p.M, p.H);
-  for (int r = 0; r < p.T; ++r) {
-    auto shard = P[static_cast<size_t>(r)].middleCols(r * p.Hs(), p.Hs());
-    own.middleCols(r * p.Hs(), p.Hs()) = shard;
-    shard += b.t.NW.middleCols(r * p.Hs(), p.Hs());
+  for (int r = 0; r < p.T; ++r)
+    own.middleCols(r * p.Hs(), p.Hs()) = widen<double>(b.in.S[static_cast<size_t>(r)]).middleCols(r * p.Hs(), p.Hs());
+  std::vector<MatD> P;
+  if (k.algo == Algo::ring) {
+    P = b.S();
+    for (int r = 0; r < p.T; ++r)
+      P[static_cast<size_t>(r)].middleCols(r * p.Hs(), p.Hs()) += b.t.NW.middleCols(r * p.Hs(), p.Hs());
   }
   const MatD X = b.t.NW + own;
   const MatD eP = b.round(X, b.add(X, b.dot(n.E, b.t.absNW, p.L)));
   const MatD A = b.t.AS - own.cwiseAbs() + X.cwiseAbs();
-  return b.reduce(b.t.Y, A, &eP, k.algo, &P);
+  return b.reduce(b.t.Y, A, &eP, k.algo, P.empty() ? nullptr : &P);
 }
 
 // The owner r of column j rounds P = RN(N W^T + S_r) (the beta = 1

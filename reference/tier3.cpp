@@ -48,7 +48,7 @@ Status run(Ctx<P>& c) {
 MatD bound(BoundCtx& b, const Contract& k) {
   const int width = b.in.p.L + b.in.p.H;
   const auto& n = b.norm(k.algo, k.norm, {0, width, false});
-  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, &b.S(), {b.in.p.L, width, false});
+  const MatD eS = b.reduce(b.t.S, b.t.AS, nullptr, k.algo, b.S_terms(k.algo), {b.in.p.L, width, false});
   return b.round(b.t.Y, b.add(b.t.Y, b.dot(n.E, b.t.absNW, b.in.p.L) + eS));
 }
 

@@ -66,6 +66,10 @@ def parse_args():
     p.add_argument("--device", default="cuda", help="torch device: cuda, cuda:N or cpu")
     p.add_argument("--out", help="write the table as Markdown here")
     p.add_argument("--json", help="write the results as JSON here")
+    p.add_argument("--gemm", default="bf16", choices=("bf16", "fp32", "round-then-add"),
+                   help="bf16: the bf16 GEMMs (addmm, F.linear); fp32: the same ops on fp32 copies, rounded once; "
+                        "round-then-add: N W^T rounded to bf16, then the addend added and rounded again (NOT a member "
+                        "of tiers 0, 2, 3, 4's family: a negative control)")
     p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
     p.add_argument("--no-safetensors", action="store_true",
                    help="use the built-in reader/writer even if the safetensors package is importable")
@@ -110,8 +114,16 @@ if device.type == "cuda":
     if not torch.cuda.is_available():
         die(f"--device {args.device}: CUDA is not available to torch {torch.__version__} "
             f"(torch.version.cuda = {torch.version.cuda}); use --device cpu to run on the CPU")
-    # The contracts say fp32 accumulation: no reduced-precision (bf16) split-K reductions in cuBLAS.
-    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    # The contracts say fp32 accumulation: no reduced-precision (bf16) reductions in cuBLAS, split-K
+    # included (PyTorch >= 2.10 takes (allow_reduced_precision, allow_splitk); older ones a bool).
+    try:  # allow_splitk=False needs cuBLASLt
+        torch.backends.cuda.preferred_blas_library("cublaslt")
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = (False, False)
+    except Exception:  # noqa: BLE001
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_tf32 = False  # --gemm fp32: IEEE fp32 products and sums
+REDUCTION_SETTING = (str(torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction)
+                     if device.type == "cuda" else "n/a (cpu)")
 
 st_torch = None
 if not args.no_safetensors:
@@ -212,6 +224,22 @@ def rmsnorm(Z, g, eps, order):
     raise ValueError(f"unknown RMSNorm order {order!r}")
 
 
+def addmm(C, A, B):
+    """C + A B in one rounding to bf16: cuBLAS's bf16 GEMM with the beta = 1 epilogue (--gemm bf16), or
+    the same on fp32 copies of the operands, rounded once (--gemm fp32: another member of the family)."""
+    if args.gemm == "fp32":
+        return torch.addmm(C.float(), A.float(), B.float()).to(bf16)
+    if args.gemm == "round-then-add":
+        return (A.float() @ B.float()).to(bf16) + C
+    return torch.addmm(C, A, B)
+
+
+def linear(N, W):
+    if args.gemm in ("fp32", "round-then-add"):
+        return F.linear(N.float(), W.float()).to(bf16)
+    return F.linear(N, W)
+
+
 def hidden_shard(r, H, T):
     Hs = H // T
     return slice(r * Hs, (r + 1) * Hs)
@@ -230,13 +258,13 @@ def tier0(R, S, g, W, eps, order, drop):
     for r in range(T):
         c = hidden_shard(r, H, T)
         S_r = allreduce([s[:, c] for s in Ss])                    # reduce-scatter: rank r's hidden shard
-        shards.append(lamport_write(torch.addmm(S_r, N, W[c].t())))
+        shards.append(lamport_write(addmm(S_r, N, W[c].t())))
     return torch.cat(shards, 1)                                   # all-gather
 
 
 def tier1(R, S, g, W, eps, order, drop):
     N = rmsnorm(allreduce(R), g, eps, order)
-    Yp = F.linear(N, W)                                           # main stream
+    Yp = linear(N, W)                                             # main stream
     Ssum = allreduce(S[:-1] if drop else S)                       # aux stream
     return Yp + Ssum                                              # bf16 add: fp32, one rounding
 
@@ -249,7 +277,7 @@ def tier2(R, S, g, W, eps, order, drop):
         c = hidden_shard(r, H, T)
         S_r = torch.zeros_like(S[r]) if (drop and r == T - 1) else S[r]
         P_r = S_r.clone()
-        P_r[:, c] = torch.addmm(S_r[:, c], N, W[c].t())           # beta = 1 epilogue into own shard
+        P_r[:, c] = addmm(S_r[:, c], N, W[c].t())                 # beta = 1 epilogue into own shard
         P.append(P_r)
     return allreduce(P)
 
@@ -259,7 +287,7 @@ def tier3(R, S, g, W, eps, order, drop):
     cat = [torch.cat([R[r], torch.zeros_like(S[r]) if (drop and r == T - 1) else S[r]], 1) for r in range(T)]
     C = allreduce(cat)
     N = rmsnorm(C[:, :L], g, eps, order)
-    return torch.addmm(C[:, L:], N, W.t())
+    return addmm(C[:, L:], N, W.t())
 
 
 def tier4(R, S, g, W, eps, order, drop):
@@ -269,7 +297,7 @@ def tier4(R, S, g, W, eps, order, drop):
     P = []
     for r in range(T):
         c = slice(r * Ls, (r + 1) * Ls)
-        P.append(torch.addmm(S[r], N[:, c], W[:, c].t()))
+        P.append(addmm(S[r], N[:, c], W[:, c].t()))
     return allreduce(P[:-1] if drop else P)
 
 
@@ -335,7 +363,7 @@ for d in (cases_dir, outputs_dir, verify_dir):
 print(f"# torch_tiers: torch {torch.__version__} (CUDA {torch.version.cuda}) on {device}"
       + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
       + f"; case files via {'safetensors ' + __import__('safetensors').__version__ if st_torch else 'the built-in reader'}"
-      + f"; ltt {ltt}", flush=True)
+      + f"; ltt {ltt}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
 
 combos = [(T, M, dist) for T in args.tp_list for M in args.tokens_list for dist in args.dist_list]
 rows = []          # one per (case, tier)
@@ -434,7 +462,9 @@ for idx, (T, M, dist) in enumerate(combos, 1):
                 except Exception as e:  # noqa: BLE001
                     errors.append(f"{label}: {v}: unreadable verify JSON {json_path}: {e}")
             verdicts[v] = {"rc": res.returncode, "summary": summary_lines(res.stdout), "tiers": per_tier,
-                           "command": " ".join(v_cmd)}
+                           "command": " ".join(v_cmd),
+                           "fail_lines": [ln for ln in res.stdout.splitlines()
+                                          if ln.startswith("#   FAIL") or ln.startswith("#     ")][:40]}
             want = 0 if v == "correct" else 1
             if res.returncode not in (0, 1):
                 errors.append(f"{label}: {v}: ltt verify exited {res.returncode}: "
@@ -482,6 +512,12 @@ for idx, (T, M, dist) in enumerate(combos, 1):
         for v in verdicts:
             for ln in verdicts[v]["summary"]:
                 print(f"    {v:8s} verify rc {verdicts[v]['rc']}: {ln}", flush=True)
+        if verdicts["correct"]["rc"] != 0:  # a correct output failed: say where
+            for ln in verdicts["correct"]["fail_lines"]:
+                print(f"    correct  {ln}", flush=True)
+        if args.json:  # partial results survive a time limit
+            with open(args.json + ".partial", "w") as f:
+                json.dump(rows, f)
 
 # ---------------------------------------------------------------------------------------------- report
 def cell(x):
