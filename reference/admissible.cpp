@@ -214,6 +214,50 @@ Interval AdmCtx::round(const Interval& x) const {
   return r;
 }
 
+void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s) const {
+  const Eigen::Index sz = d.lo.size();
+  if (s.terms == 0) {
+    s.lo = MatD::Zero(d.lo.rows(), d.lo.cols());
+    s.hi = s.lo;
+    s.A = s.lo;
+    s.P = s.lo;
+    s.N = s.lo;
+    s.q = MatD::Constant(d.lo.rows(), d.lo.cols(), kInf);
+  }
+  ++s.terms;
+  const double n = d.K;  // K - 1 adds of the products, one of C
+  const double tiny = (fam.ftz ? kFlush : kGradual) * (n + d.K);
+  const double g = gamma(n, kU);
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < sz; ++e) {
+    const double c = to_double(C.v[static_cast<size_t>(e)]);
+    double lo = d.lo.data()[e] + c, hi = d.hi.data()[e] + c;
+    if (std::isfinite(lo) && std::isfinite(hi)) {
+      const double A = d.A.data()[e] + std::fabs(c);
+      const double err = acc_error(n, A, std::max(std::fabs(lo), std::fabs(hi))) + tiny;
+      lo -= err;
+      hi += err;
+      if (0.5 * (A + hi) * (1 + g) >= FLT_MAX) hi = kInf;
+      if (0.5 * (A - lo) * (1 + g) >= FLT_MAX) lo = -kInf;
+    }
+    settle(lo, hi);
+    if (!unbounded(lo, hi)) {
+      lo = rn(lo);
+      hi = rn(hi);
+    }
+    // sum_add() of [lo, hi]
+    s.lo.data()[e] += lo;
+    s.hi.data()[e] += hi;
+    if (std::isfinite(lo) && std::isfinite(hi)) {
+      s.A.data()[e] += std::max(std::fabs(lo), std::fabs(hi));
+      s.P.data()[e] += std::max(hi, 0.0);
+      s.N.data()[e] += std::max(-lo, 0.0);
+      const double m = (lo <= 0 && hi >= 0) ? (lo == hi ? kInf : 0.0) : std::min(std::fabs(lo), std::fabs(hi));
+      s.q.data()[e] = std::min(s.q.data()[e], m == kInf ? kInf : bf16_ulp(m));
+    }
+  }
+}
+
 // fl32 is monotone, so the fp32 sums of the members lie in
 // [fl(lo_a + lo_b), fl(hi_a + hi_b)] (the float64 sum of two bf16 values is
 // exact unless their exponents are over 45 apart: then one float64 ulp of
@@ -386,9 +430,9 @@ DotRange AdmCtx::dot(Algo a, NormOrder o, int k0, int K) {
   const int M = p.M, H = p.H;
   DotRange d;
   d.K = K;
-  const MatD base = ns.base.middleCols(k0, K);
-  const MatD X0 = gemm_nt<double>(base, W.middleCols(k0, K));
-  d.A = nonneg_gemm_upper(ns.amax.middleCols(k0, K), W.middleCols(k0, K).cwiseAbs().cast<float>());
+  const MatD X0 = gemm_nt<double>(ns.base.middleCols(k0, K), W.middleCols(k0, K));
+  if (absWf_.size() == 0) absWf_ = W.cwiseAbs().cast<float>();
+  d.A = nonneg_gemm_upper(ns.amax.middleCols(k0, K), absWf_.middleCols(k0, K));
   d.lo.resize(M, H);
   d.hi.resize(M, H);
   const double g53 = gamma(K, kU53);

@@ -135,6 +135,9 @@ class AdmCtx {
   // The fp32 accumulation of a dot product plus an addend C (an admissible
   // set, or nullptr), as an interval of exact pre-rounding values.
   Interval accumulate(const DotRange& d, const Interval* C) const;
+  // round(accumulate(d, {C, C})) added to the sum s as one more term, in
+  // one pass (C: exact bf16 values, e.g. a rank's S_r).
+  void accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s) const;
   // One fp32 addition of two admissible sets.
   Interval add(const Interval& a, const Interval& b) const;
   // The rounding point: both ends to bf16.
@@ -166,7 +169,8 @@ class AdmCtx {
   double acc_error(double n, double A, double absX) const;
 
   double lambda_;
-  MatF WT_;  // W^T [L, H], for the row-wise step paths
+  MatF WT_;     // W^T [L, H], for the row-wise step paths
+  MatF absWf_;  // |W| [H, L]
   std::map<int, Interval> Z_, S_;
   std::map<std::pair<int, int>, std::unique_ptr<NormSet>> norm_;
   std::map<std::pair<int, int>, std::unique_ptr<DotRange>> dot_;

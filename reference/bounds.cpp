@@ -33,7 +33,7 @@ double gamma(double n, double u) {
 // dividing by both restores an upper bound. Values of A below fp32's
 // subnormal range flush to 0: K 2^-149 max(B) covers them and underflowing
 // products.
-MatD nonneg_gemm_upper(const MatD& A, const MatF& B) {
+MatD nonneg_gemm_upper(const MatD& A, const ConstRef<float>& B) {
   const double K = static_cast<double>(A.cols());
   const MatF Af = A.cast<float>();
   const MatF C = gemm_nt<float>(Af, B);

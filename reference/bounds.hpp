@@ -60,7 +60,7 @@ struct RingPlace {
 
 // A rigorous upper bound on A B^T for nonnegative A and B (B: bf16 values
 // in fp32), computed in fp32 and corrected upward (bounds.cpp).
-MatD nonneg_gemm_upper(const MatD& A, const MatF& B);
+MatD nonneg_gemm_upper(const MatD& A, const ConstRef<float>& B);
 
 // The float64 truth of an input set and the magnitudes the bounds need.
 struct Truth {

@@ -55,13 +55,8 @@ MatD bound(BoundCtx& b, const Contract& k) {
 Interval admissible(AdmCtx& a, const Contract& k) {
   const Problem& p = a.in.p;
   AdmCtx::SumAcc sum;
-  for (int r = 0; r < p.T; ++r) {
-    const DotRange d = a.dot(k.algo, k.norm, r * p.Ls(), p.Ls());
-    Interval S{widen<double>(a.in.S[static_cast<size_t>(r)]), MatD()};
-    S.hi = S.lo;
-    const Interval P = a.round(a.accumulate(d, &S));
-    a.sum_add(sum, P.lo, P.hi);
-  }
+  for (int r = 0; r < p.T; ++r)
+    a.accumulate_round_add(a.dot(k.algo, k.norm, r * p.Ls(), p.Ls()), a.in.S[static_cast<size_t>(r)], sum);
   return a.round(a.sum_finish(sum, k.algo));
 }
 
