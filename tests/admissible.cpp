@@ -154,7 +154,7 @@ TEST_CASE("admissible: the verdict for outputs 0, 1 and 2 steps from a single-va
   CHECK_FALSE(r.ok);
 }
 
-TEST_CASE("admissible: at Kimi-K3 sizes a member passes and most elements have one value") {
+TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements have one value") {
   const Problem p = problem(kDimsK3, 8, 5);
   const Inputs in = generate_inputs(p);
   Reference ref(in);
