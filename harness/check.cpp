@@ -156,125 +156,125 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     size_t n_failed_variants = 0;
     std::vector<uint64_t> failed_seeds;
     for (const auto& vseed : members) {
-    if (vseed) {
-      member.var.on = true;
-      member.var.seed = *vseed;
-    }
-    const Member* mem = (vseed || member.mut != Mutant::none) ? &member : nullptr;
-    const double t0 = now_seconds();
-
-    // Two runs into poisoned outputs: the second must give the same bits.
-    std::array<std::vector<MatrixB>, 2> out;
-    std::string stopped;
-    for (int run = 0; run < 2; ++run) {
-      out[static_cast<size_t>(run)] = poisoned_outputs(local.size(), p.M, p.H);
-      watchdog_stage(cat(name_case, ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
-      if (o.plant == "hang" && local.front() <= 1 && 1 <= local.back())
-        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-      Status s = run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
-      if (!s.ok() && s.error().code == Errc::numerical && P == 1) {
-        stopped = s.error().message;  // the pipeline could not finish: a failed case, not a failed run
-        break;
+      if (vseed) {
+        member.var.on = true;
+        member.var.seed = *vseed;
       }
-      if (!s.ok()) {
-        if (s.error().rank < 0) s.on_rank(local.front());
-        Error e = s.error();
-        e.message = cat(name_case, ": ", e.message);
-        return e;
-      }
-    }
-    const double backend_s = now_seconds() - t0;
+      const Member* mem = (vseed || member.mut != Mutant::none) ? &member : nullptr;
+      const double t0 = now_seconds();
 
-    // Cross-rank and run-to-run agreement, by hash, then by element.
-    watchdog_stage(cat(name_case, ": comparing ranks"));
-    std::vector<unsigned long long> mine, all(static_cast<size_t>(p.T));
-    int nondet = 0;
-    for (size_t i = 0; i < local.size(); ++i) {
-      mine.push_back(fnv1a(out[0][i]));
-      nondet |= stopped.empty() && first_bitwise_difference(out[0][i], out[1][i]) >= 0;
-    }
-    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, all.data(),
-                  static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, comm);
-    int nondet_any = 0;
-    MPI_Allreduce(&nondet, &nondet_any, 1, MPI_INT, MPI_MAX, comm);
-    int bad_rank = -1;
-    for (int r = 1; r < p.T && bad_rank < 0; ++r)
-      if (all[static_cast<size_t>(r)] != all[0]) bad_rank = r;
-    MatrixB other;  // the first differing rank's output, on process 0
-    if (bad_rank >= 0) {
-      const int owner = bad_rank / (p.T / P);
-      if (owner == pid && !root)
-        MPI_Send(out[0][static_cast<size_t>(bad_rank - local.front())].v.data(), static_cast<int>(out[0][0].size()),
-                 MPI_UNSIGNED_SHORT, 0, 7, comm);
+      // Two runs into poisoned outputs: the second must give the same bits.
+      std::array<std::vector<MatrixB>, 2> out;
+      std::string stopped;
+      for (int run = 0; run < 2; ++run) {
+        out[static_cast<size_t>(run)] = poisoned_outputs(local.size(), p.M, p.H);
+        watchdog_stage(cat(name_case, ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
+        if (o.plant == "hang" && local.front() <= 1 && 1 <= local.back())
+          for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        Status s = run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
+        if (!s.ok() && s.error().code == Errc::numerical && P == 1) {
+          stopped = s.error().message;  // the pipeline could not finish: a failed case, not a failed run
+          break;
+        }
+        if (!s.ok()) {
+          if (s.error().rank < 0) s.on_rank(local.front());
+          Error e = s.error();
+          e.message = cat(name_case, ": ", e.message);
+          return e;
+        }
+      }
+      const double backend_s = now_seconds() - t0;
+
+      // Cross-rank and run-to-run agreement, by hash, then by element.
+      watchdog_stage(cat(name_case, ": comparing ranks"));
+      std::vector<unsigned long long> mine, all(static_cast<size_t>(p.T));
+      int nondet = 0;
+      for (size_t i = 0; i < local.size(); ++i) {
+        mine.push_back(fnv1a(out[0][i]));
+        nondet |= stopped.empty() && first_bitwise_difference(out[0][i], out[1][i]) >= 0;
+      }
+      MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, all.data(),
+                    static_cast<int>(mine.size()), MPI_UNSIGNED_LONG_LONG, comm);
+      int nondet_any = 0;
+      MPI_Allreduce(&nondet, &nondet_any, 1, MPI_INT, MPI_MAX, comm);
+      int bad_rank = -1;
+      for (int r = 1; r < p.T && bad_rank < 0; ++r)
+        if (all[static_cast<size_t>(r)] != all[0]) bad_rank = r;
+      MatrixB other;  // the first differing rank's output, on process 0
+      if (bad_rank >= 0) {
+        const int owner = bad_rank / (p.T / P);
+        if (owner == pid && !root)
+          MPI_Send(out[0][static_cast<size_t>(bad_rank - local.front())].v.data(), static_cast<int>(out[0][0].size()),
+                   MPI_UNSIGNED_SHORT, 0, 7, comm);
+        if (root) {
+          if (owner == 0) other = out[0][static_cast<size_t>(bad_rank)];
+          else {
+            other = MatrixB(p.M, p.H);
+            MPI_Recv(other.v.data(), static_cast<int>(other.size()), MPI_UNSIGNED_SHORT, owner, 7, comm, MPI_STATUS_IGNORE);
+          }
+        }
+      }
+
       if (root) {
-        if (owner == 0) other = out[0][static_cast<size_t>(bad_rank)];
-        else {
-          other = MatrixB(p.M, p.H);
-          MPI_Recv(other.v.data(), static_cast<int>(other.size()), MPI_UNSIGNED_SHORT, owner, 7, comm, MPI_STATUS_IGNORE);
+        watchdog_stage(cat(name_case, ": reference"));
+        const Truth& truth = ref->truth();
+        // The emulated reference (a diagnostic now): the plain cpu backend on
+        // fake ranks runs the reference's own pipeline in this process, so its
+        // output is that reference, bit for bit (the reference tests hold it);
+        // anything else is compared with a fresh run of the reference.
+        const bool plain = mem == nullptr && o.plant.empty() && P == 1 && stopped.empty();
+        std::vector<MatrixB> yref;
+        if (!plain) {
+          auto r = ref->emulated(tier, contract);
+          if (!r.ok()) return r.status();
+          yref = std::move(*r);
         }
-      }
-    }
-
-    if (root) {
-      watchdog_stage(cat(name_case, ": reference"));
-      const Truth& truth = ref->truth();
-      // The emulated reference (a diagnostic now): the plain cpu backend on
-      // fake ranks runs the reference's own pipeline in this process, so its
-      // output is that reference, bit for bit (the reference tests hold it);
-      // anything else is compared with a fresh run of the reference.
-      const bool plain = mem == nullptr && o.plant.empty() && P == 1 && stopped.empty();
-      std::vector<MatrixB> yref;
-      if (!plain) {
-        auto r = ref->emulated(tier, contract);
-        if (!r.ok()) return r.status();
-        yref = std::move(*r);
-      }
-      const MatD bound = ref->bound(tier, Mode::emulated, contract);
-      watchdog_stage(cat(name_case, ": checking"));
-      const MatrixB& y = out[0][0];
-      const MatrixB& want = plain ? y : yref[0];
-      CaseResult res;
-      res.tier = tier;
-      res.p = p;
-      res.contract = contract;
-      res.bad_rank = bad_rank;
-      res.stopped = stopped;
-      if (bad_rank >= 0) res.bad_rank_elem = first_bitwise_difference(other, y);
-      res.deterministic = nondet_any == 0;
-      if (stopped.empty())
-        for (bf16 v : y.v) res.poisoned += v.bits == kPoison;
-      evaluate(widen<double>(y), want, truth, bound, ref->admissible(tier, contract), o, res);
-      res.seconds = now_seconds() - t0;
-      res.backend_seconds = backend_s;
-      if (!res.ok) {
-        res.repro = cat(P > 1 ? cat("mpirun -np ", P, " ") : std::string(), self_path(), " check --tier ", tier,
-                        " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
-                        " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
-                        o.plant.empty() ? std::string() : cat(" --plant ", o.plant),
-                        o.mutant.empty() ? std::string() : cat(" --mutant ", o.mutant),
-                        vseed ? cat(" --variant ", *vseed) : std::string(),
-                        o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
-                        o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string());
-        if (!o.dump_dir.empty()) {
-          SafeTensors st = make_case(in, truth, {{tier, want}}, CaseContract{contract.algo, contract.norm});
-          for (size_t i = 0; i < local.size(); ++i) st.put_bf16(cat("output.tier", tier, ".rank", local[i]), out[0][i]);
-          if (bad_rank >= 0 && P > 1) st.put_bf16(cat("output.tier", tier, ".rank", bad_rank), other);
-          std::error_code ec;
-          std::filesystem::create_directories(o.dump_dir, ec);
-          res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed,
-                         vseed ? cat("_variant", *vseed) : std::string(), ".safetensors");
-          LTT_TRY(write_safetensors(res.dump, st));
+        const MatD bound = ref->bound(tier, Mode::emulated, contract);
+        watchdog_stage(cat(name_case, ": checking"));
+        const MatrixB& y = out[0][0];
+        const MatrixB& want = plain ? y : yref[0];
+        CaseResult res;
+        res.tier = tier;
+        res.p = p;
+        res.contract = contract;
+        res.bad_rank = bad_rank;
+        res.stopped = stopped;
+        if (bad_rank >= 0) res.bad_rank_elem = first_bitwise_difference(other, y);
+        res.deterministic = nondet_any == 0;
+        if (stopped.empty())
+          for (bf16 v : y.v) res.poisoned += v.bits == kPoison;
+        evaluate(widen<double>(y), want, truth, bound, ref->admissible(tier, contract), o, res);
+        res.seconds = now_seconds() - t0;
+        res.backend_seconds = backend_s;
+        if (!res.ok) {
+          res.repro = cat(P > 1 ? cat("mpirun -np ", P, " ") : std::string(), self_path(), " check --tier ", tier,
+                          " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
+                          " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
+                          o.plant.empty() ? std::string() : cat(" --plant ", o.plant),
+                          o.mutant.empty() ? std::string() : cat(" --mutant ", o.mutant),
+                          vseed ? cat(" --variant ", *vseed) : std::string(),
+                          o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
+                          o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string());
+          if (!o.dump_dir.empty()) {
+            SafeTensors st = make_case(in, truth, {{tier, want}}, CaseContract{contract.algo, contract.norm});
+            for (size_t i = 0; i < local.size(); ++i) st.put_bf16(cat("output.tier", tier, ".rank", local[i]), out[0][i]);
+            if (bad_rank >= 0 && P > 1) st.put_bf16(cat("output.tier", tier, ".rank", bad_rank), other);
+            std::error_code ec;
+            std::filesystem::create_directories(o.dump_dir, ec);
+            res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed,
+                           vseed ? cat("_variant", *vseed) : std::string(), ".safetensors");
+            LTT_TRY(write_safetensors(res.dump, st));
+          }
         }
+        if (!res.ok) {
+          ++n_failed_variants;
+          if (vseed) failed_seeds.push_back(*vseed);
+        }
+        // The row shows the first failing member, else the one with the widest sets.
+        const bool worse = !have || (worst.ok && !res.ok) || (worst.ok && res.ok && res.ambiguous > worst.ambiguous);
+        if (worse) worst = res;
+        have = true;
       }
-      if (!res.ok) {
-        ++n_failed_variants;
-        if (vseed) failed_seeds.push_back(*vseed);
-      }
-      const bool worse = !have || (worst.ok && !res.ok) ||
-                         (worst.ok == res.ok && res.ambiguous > worst.ambiguous && res.ok);
-      if (worse) worst = res;
-      have = true;
-    }
     }
     if (root) {
       if (!o.variants.empty()) {

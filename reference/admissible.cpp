@@ -93,32 +93,33 @@ double AdmCtx::acc_error(double n, double A, double absX) const {
   return std::min(prob, g * A);
 }
 
+void AdmCtx::SumAcc::start(Eigen::Index rows, Eigen::Index cols) {
+  if (terms++ > 0) return;
+  lo = MatD::Zero(rows, cols);
+  hi = lo;
+  A = lo;
+  P = lo;
+  N = lo;
+  q = MatD::Constant(rows, cols, kInf);
+}
+
+void AdmCtx::SumAcc::add(Eigen::Index e, double l, double h) {
+  lo.data()[e] += l;
+  hi.data()[e] += h;
+  if (!std::isfinite(l) || !std::isfinite(h)) return;
+  A.data()[e] += std::max(std::fabs(l), std::fabs(h));
+  P.data()[e] += std::max(h, 0.0);
+  N.data()[e] += std::max(-l, 0.0);
+  // The smallest spacing of a nonzero bf16 value in [l, h].
+  const double m = (l <= 0 && h >= 0) ? (l == h ? kInf : 0.0) : std::min(std::fabs(l), std::fabs(h));
+  if (m != kInf) q.data()[e] = std::min(q.data()[e], bf16_ulp(m));
+}
+
 void AdmCtx::sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const {
-  if (s.terms == 0) {
-    s.lo = MatD::Zero(lo.rows(), lo.cols());
-    s.hi = s.lo;
-    s.A = s.lo;
-    s.P = s.lo;
-    s.N = s.lo;
-    s.q = MatD::Constant(lo.rows(), lo.cols(), kInf);
-  }
-  ++s.terms;
+  s.start(lo.rows(), lo.cols());
   const Eigen::Index n = lo.size();
 #pragma omp parallel for schedule(static)
-  for (Eigen::Index e = 0; e < n; ++e) {
-    const double l = lo.data()[e], h = hi.data()[e];
-    s.lo.data()[e] += l;
-    s.hi.data()[e] += h;
-    if (std::isfinite(l) && std::isfinite(h)) {
-      s.A.data()[e] += std::max(std::fabs(l), std::fabs(h));
-      s.P.data()[e] += std::max(h, 0.0);
-      s.N.data()[e] += std::max(-l, 0.0);
-      // The smallest spacing of a nonzero bf16 value in [l, h].
-      const double m = (l <= 0 && h >= 0) ? (l == h ? kInf : 0.0) : std::min(std::fabs(l), std::fabs(h));
-      const double q = m == kInf ? kInf : bf16_ulp(m);
-      s.q.data()[e] = std::min(s.q.data()[e], q);
-    }
-  }
+  for (Eigen::Index e = 0; e < n; ++e) s.add(e, lo.data()[e], hi.data()[e]);
 }
 
 // A reduction's sum: one-shot, fp32 in any order or tree, rigorous
@@ -157,12 +158,8 @@ Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
 Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
   SumAcc s;
   const Eigen::Index rows = x[0].rows, cols = x[0].cols, n = rows * cols;
-  s.lo = MatD::Zero(rows, cols);
-  s.A = s.lo;
-  s.P = s.lo;
-  s.N = s.lo;
-  s.q = MatD::Constant(rows, cols, kInf);
-  s.terms = static_cast<int>(x.size());
+  s.start(rows, cols);
+  s.terms = static_cast<int>(x.size());  // all of them at once, below
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < n; ++e) {
     double sum = 0, A = 0, P = 0, N = 0, q = kInf;
@@ -216,15 +213,7 @@ Interval AdmCtx::round(const Interval& x) const {
 
 void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s) const {
   const Eigen::Index sz = d.lo.size();
-  if (s.terms == 0) {
-    s.lo = MatD::Zero(d.lo.rows(), d.lo.cols());
-    s.hi = s.lo;
-    s.A = s.lo;
-    s.P = s.lo;
-    s.N = s.lo;
-    s.q = MatD::Constant(d.lo.rows(), d.lo.cols(), kInf);
-  }
-  ++s.terms;
+  s.start(d.lo.rows(), d.lo.cols());
   const double n = d.K;  // K - 1 adds of the products, one of C
   const double tiny = (fam.ftz ? kFlush : kGradual) * (n + d.K);
   const double g = gamma(n, kU);
@@ -245,16 +234,7 @@ void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s
       lo = rn(lo);
       hi = rn(hi);
     }
-    // sum_add() of [lo, hi]
-    s.lo.data()[e] += lo;
-    s.hi.data()[e] += hi;
-    if (std::isfinite(lo) && std::isfinite(hi)) {
-      s.A.data()[e] += std::max(std::fabs(lo), std::fabs(hi));
-      s.P.data()[e] += std::max(hi, 0.0);
-      s.N.data()[e] += std::max(-lo, 0.0);
-      const double m = (lo <= 0 && hi >= 0) ? (lo == hi ? kInf : 0.0) : std::min(std::fabs(lo), std::fabs(hi));
-      s.q.data()[e] = std::min(s.q.data()[e], m == kInf ? kInf : bf16_ulp(m));
-    }
+    s.add(e, lo, hi);
   }
 }
 

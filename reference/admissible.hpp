@@ -112,7 +112,6 @@ class AdmCtx {
   const Truth& t;
   const MatD& W;
   const Family fam;
-  double lambda() const { return lambda_; }
 
   // A reduction over the T ranks of exact bf16 terms (R or S), rounded to bf16.
   const Interval& reduce_R(Algo a);
@@ -123,6 +122,8 @@ class AdmCtx {
     MatD lo, hi, A, P, N;  // sums of lo, hi, max|term|, max(term, 0), max(-term, 0)
     MatD q;                // the smallest bf16 quantum (spacing) any admissible term can have
     int terms = 0;
+    void start(Eigen::Index rows, Eigen::Index cols);  // before each term: sized at the first
+    void add(Eigen::Index e, double lo, double hi);    // element e of one term
   };
   void sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const;
   Interval sum_finish(const SumAcc& s, Algo a) const;

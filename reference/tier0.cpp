@@ -17,7 +17,6 @@ namespace ltt::tier0 {
 template <class P>
 Status run(Ctx<P>& c) {
   using M = typename Ctx<P>::M;
-  const Problem& p = c.p;
   std::vector<M> Z = std::move(c.R), Sin = std::move(c.S);
   if (!c.mutant(Mutant::lamport_neg_zero)) {
     for (auto& z : Z) no_neg_zero(z);
@@ -35,7 +34,6 @@ Status run(Ctx<P>& c) {
     P::round(Ysh[i]);
     if (!c.mutant(Mutant::lamport_neg_zero)) no_neg_zero(Ysh[i]);
   }
-  (void)p;
   c.Y.resize(c.n_local());
   return c.comm.allgather_cols(cptrs(Ysh), ptrs(c.Y));
 }
