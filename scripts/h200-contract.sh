@@ -4,13 +4,14 @@
 # `ltt golden` cases at Kimi-K3 sizes, judged by `ltt verify`, with planted bugs -- for
 # T 8 and T 16 side by side. Logs and tables go to $OUT (the device tool brings them back).
 #   here first: bash ../shared/tools/device-deps.sh   (Random123 headers in .device-deps/)
-#   there:      OUT=/tmp/out TOKENS=1,5,33,128,256,2048 GEMM=bf16 TESTS=0 scripts/h200-contract.sh
+#   there:      OUT=/tmp/out TPS="8 16" TOKENS=1,5,33,128,256,2048 GEMM=bf16 TESTS=0 scripts/h200-contract.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ltt-out}
 mkdir -p "$out"
 tokens=${TOKENS:-1,5,33,128,256,2048}
 gemm=${GEMM:-bf16}
+tps=${TPS:-8 16}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 t0=$(date +%s)
 if ! { cmake --preset release -DLTT_WITH_FUZZ=OFF -DCMAKE_PREFIX_PATH="$PWD/.device-deps/usr" > "$out/build.log" 2>&1 &&
@@ -24,7 +25,7 @@ if [ "${TESTS:-0}" = 1 ]; then
   echo "ctest exit $?: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
 fi
 pids=()
-for tp in 8 16; do
+for tp in $tps; do
   OMP_NUM_THREADS=8 PYTHONUNBUFFERED=1 python3 scripts/torch_tiers.py --ltt build/release/bin/ltt --work "/tmp/torch_tiers_T$tp" \
     --dims k3 --tp "$tp" --tokens "$tokens" --dist realistic,adversarial --device cuda --gemm "$gemm" \
     --out "$out/torch_${gemm}_T$tp.md" --json "$out/torch_${gemm}_T$tp.json" > "$out/torch_${gemm}_T$tp.log" 2>&1 &
@@ -32,6 +33,6 @@ for tp in 8 16; do
 done
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
-for tp in 8 16; do grep -E "^# correct outputs|^!!!" "$out/torch_${gemm}_T$tp.log" | sed "s/^/T $tp: /"; done
+for tp in $tps; do grep -E "^# correct outputs|^!!!" "$out/torch_${gemm}_T$tp.log" | sed "s/^/T $tp: /"; done
 echo "torch_tiers exit $rc; total $(( $(date +%s) - t0 )) s"
 exit "$rc"
