@@ -10,6 +10,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include "casefile.hpp"
 #include "bf16.hpp"
 #include "compare.hpp"
+#include "flags.hpp"
 #include "inputs.hpp"
 #include "mpi_comm.hpp"
 #include "reference.hpp"
@@ -43,6 +46,15 @@ std::string self_path() {
 
 namespace {
 
+// --inject: this rank hangs, crashes or exits here (the stage names it).
+void inject_fault(const std::string& what, const std::string& stage) {
+  watchdog_stage(stage);
+  std::fflush(stdout);
+  if (what == "crash") std::raise(SIGSEGV);
+  if (what == "exit") std::exit(0);
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 std::vector<int> default_tokens(int tier) {
   if (tier == 0) return {1, 5, 33, 128};
   return {1, 5, 33, 128, 256, 257, 2048};
@@ -59,6 +71,17 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
 
   if (o.backend != "cpu")
     return LTT_USAGE("--backend ", o.backend, ": this build has only the cpu backend (the cuda backend comes with the GPU work)");
+  // A fault that cannot apply is refused, never silently skipped.
+  if (o.plant == "shard-off-by-one")
+    for (int t : o.tiers)
+      if (t != 0 && t != 2)
+        return LTT_USAGE("--plant shard-off-by-one swaps the last rank's shard of W, which only tiers 0 and 2 shard: "
+                         "tier ", t, " would run unplanted (select --tier 0, 2 or 0,2)");
+  if (!o.inject.empty())
+    for (int T : o.tp)
+      if (o.inject_rank >= T)
+        return LTT_USAGE("--inject ", o.inject, " on rank ", o.inject_rank, ": T = ", T, " has no such rank (ranks 0..", T - 1,
+                         "; choose --inject-rank below every --tp)");
   for (int T : o.tp)
     if (T % P != 0)
       return LTT_USAGE("--tp ", T, " with ", P, " MPI processes: each process holds T/P ranks, so P must divide T (run mpirun -np P with P dividing every --tp)");
@@ -110,8 +133,13 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       }
     }
   if (sets.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
+  {
+    std::vector<Problem> ps;
+    for (const Set& st : sets) ps.push_back(st.p);
+    LTT_TRY(flags::fits_in_memory(ps, "check"));
+  }
 
-  watchdog_start(o.timeout, cat("process ", pid, " of ", P));
+  Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   Report report(o, P);
   if (root && !o.quiet) report.header();
   // Fake ranks keep one communicator per T for the whole run, as a real
@@ -169,8 +197,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       for (int run = 0; run < 2; ++run) {
         out[static_cast<size_t>(run)] = poisoned_outputs(local.size(), p.M, p.H);
         watchdog_stage(cat(name_case, ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
-        if (o.plant == "hang" && local.front() <= 1 && 1 <= local.back())
-          for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        if (!o.inject.empty() && run == 0 && local.front() <= o.inject_rank && o.inject_rank <= local.back())
+          inject_fault(o.inject, cat(name_case, ": backend run 1: rank ", o.inject_rank, " of ", p.T, " ",
+                                     o.inject == "hang" ? "hangs" : o.inject == "crash" ? "crashes" : "exits",
+                                     " (--inject ", o.inject, ")"));
         Status s = run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
         if (!s.ok() && s.error().code == Errc::numerical && P == 1) {
           stopped = s.error().message;  // the pipeline could not finish: a failed case, not a failed run
@@ -251,6 +281,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
                           " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
                           o.plant.empty() ? std::string() : cat(" --plant ", o.plant),
+                          o.backend == "cpu" ? std::string() : cat(" --backend ", o.backend),
                           o.mutant.empty() ? std::string() : cat(" --mutant ", o.mutant),
                           vseed ? cat(" --variant ", *vseed) : std::string(),
                           o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
@@ -261,6 +292,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             if (bad_rank >= 0 && P > 1) st.put_bf16(cat("output.tier", tier, ".rank", bad_rank), other);
             std::error_code ec;
             std::filesystem::create_directories(o.dump_dir, ec);
+            if (ec) return LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message());
             res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed,
                            vseed ? cat("_variant", *vseed) : std::string(), ".safetensors");
             LTT_TRY(write_safetensors(res.dump, st));
@@ -299,8 +331,15 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   }
   }
   prog.done();
-  watchdog_stop();
-  if (root && !o.quiet) LTT_TRY(report.finish(now_seconds() - wall0));
+  if (root && !o.quiet) {
+    // A report that cannot be written is an error, but a numerical failure's
+    // exit code 1 wins over it: both are printed.
+    Status w = report.finish(now_seconds() - wall0);
+    if (!w.ok()) {
+      if (failed == 0) return w;
+      std::fprintf(stderr, "ltt: %s\n", w.error().describe().c_str());
+    }
+  }
   return failed == 0 ? 0 : 1;
 }
 

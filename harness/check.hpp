@@ -43,7 +43,11 @@ struct CheckOptions {
   // verdict itself is the admissible sets.
   double ulp_max = -1;
   double ulp_frac = -1;
-  std::string plant;     // "", "shard-off-by-one" or "hang" (to prove the checks)
+  std::string plant;     // "" or "shard-off-by-one" (to prove the checks); "hang" is --inject hang on rank 1
+  // A fault of the run itself, to prove the harness ends it: "", "crash",
+  // "hang" or "exit" on TP rank inject_rank (at its first backend run).
+  std::string inject;
+  int inject_rank = 1;
   std::string mutant;    // a planted bug of the cpu backend (member.hpp mutants(); ltt mutants)
   // Seeds of variants (random correct members of each tier's family,
   // member.hpp): every case runs once per seed and must pass every time.

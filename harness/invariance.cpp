@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -13,6 +15,7 @@
 #include "compare.hpp"
 #include "reference.hpp"
 #include "table.hpp"
+#include "flags.hpp"
 #include "watchdog.hpp"
 
 namespace ltt {
@@ -90,7 +93,25 @@ Result<int> run_invariance(const CheckOptions& o) {
   std::vector<int> Ms = o.tokens.empty() ? std::vector<int>{1, 5, 33, 128, 129, 256, 257, 2048} : o.tokens;
   std::sort(Ms.begin(), Ms.end());
   Ms.erase(std::unique(Ms.begin(), Ms.end()), Ms.end());
-  watchdog_start(o.timeout, "process 0 of 1");
+  // Every shape valid, something to run, and it fits, before any output.
+  std::vector<Problem> largest;
+  size_t runnable = 0;
+  for (Dist dist : o.dists)
+    for (int T : o.tp) {
+      const Problem pm = make_problem(o.dims, T, Ms.back(), dist, o.seed, o.eps);
+      LTT_TRY(validate(pm));
+      largest.push_back(pm);
+      for (int tier : o.tiers)
+        for (int M : Ms) {
+          Problem q = pm;
+          q.M = M;
+          runnable += validate_for_tier(q, tier).ok() ? 1 : 0;
+        }
+    }
+  if (runnable == 0)
+    return LTT_USAGE("--invariance: nothing to run: no selected tier applies at any selected M (tier 0 needs T >= 2 and M <= 128)");
+  LTT_TRY(flags::fits_in_memory(largest, "check --invariance"));
+  Watchdog dog(o.timeout, "process 0 of 1");
   size_t nondeterministic = 0;
   nlohmann::json jb = nlohmann::json::array(), js = nlohmann::json::array(), jt = nlohmann::json::array();
 
@@ -217,7 +238,6 @@ Result<int> run_invariance(const CheckOptions& o) {
                       {"ulp_hist", h.bins}, {"ulp_max", h.max > 1e8 ? -1.0 : h.max}});
       }
     }
-  watchdog_stop();
 
   std::printf("# switch: rows of the tier selected at M against the tier selected at M+1 (ULPs 0/1/2/3+)\n");
   for (const auto& r : switch_rows) std::printf("  T %s\n", r.c_str());
@@ -234,7 +254,8 @@ Result<int> run_invariance(const CheckOptions& o) {
                         {"nondeterministic_runs", nondeterministic}}
              .dump(2)
       << "\n";
-    if (!f) return LTT_USAGE("cannot write --json ", o.json);
+    f.close();  // the OS reports a failed write (a full disk) at the flush
+    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
   }
   return nondeterministic == 0 ? 0 : 1;
 }

@@ -2,7 +2,9 @@
 #include "mutants.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
@@ -92,7 +94,13 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   if (!o.json.empty()) {
     std::ofstream f(o.json);
     f << nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}}.dump(2) << "\n";
-    if (!f) return LTT_USAGE("cannot write --json ", o.json);
+    f.close();  // the OS reports a failed write (a full disk) at the flush
+    if (!f) {
+      // A missed mutant's exit 1 wins over the report's exit 2; both are said.
+      Error e = LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+      if (missed == 0) return e;
+      std::fprintf(stderr, "ltt: %s\n", e.describe().c_str());
+    }
   }
   return missed == 0 ? 0 : 1;
 }

@@ -2,7 +2,9 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -143,7 +145,10 @@ void Report::add(const CaseResult& r) {
     if (r.outside) why += cat(" ", r.outside, " elements outside their admissible sets (farthest ",
                               std::isinf(r.steps_max) ? std::string("a NaN/Inf class mismatch") : fmt("%.0f bf16 steps", r.steps_max), ");");
     if (r.all_zero) why += " all zero;";
-    if (r.bad_rank >= 0) why += cat(" rank ", r.bad_rank, " differs from rank 0 first at element ", r.bad_rank_elem, ";");
+    if (r.bad_rank >= 0)
+      why += cat(" rank ", r.bad_rank, " differs from rank 0",
+                 r.bad_rank_elem >= 0 ? cat(" first at element [", r.bad_rank_elem / r.p.H, ", ", r.bad_rank_elem % r.p.H, "]")
+                                      : std::string(), ";");
     if (!r.deterministic) why += " a second run gave other bits;";
     if (r.poisoned) why += cat(" ", r.poisoned, " elements never written;");
     if (r.strict_fail) why += cat(" emulated-reference gate: max ", r.ulp_max > 1e8 ? std::string("inf") : fmt("%.3g", r.ulp_max),
@@ -199,7 +204,8 @@ Status Report::finish(double wall_seconds) {
                             {"vs_truth",
                              {{"max_abs", s.max_abs},
                               {"max_rel", s.max_rel},
-                              {"normwise_rel", s.normwise},
+                              {"normwise_rel", std::isnan(s.normwise) ? nlohmann::json(nullptr) : nlohmann::json(s.normwise)},
+                              {"normwise_note", s.normwise_note},
                               {"max_err_over_bound", s.max_ratio},
                               {"p999_err_over_bound", s.p999_ratio},
                               {"over_bound", s.over},
@@ -227,7 +233,8 @@ Status Report::finish(double wall_seconds) {
     j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
     std::ofstream f(o_.json);
     f << j.dump(2) << "\n";
-    if (!f) return LTT_USAGE("cannot write --json ", o_.json);
+    f.close();  // the OS reports a failed write (a full disk) at the flush
+    if (!f) return LTT_USAGE("cannot write --json ", o_.json, ": ", std::strerror(errno));
   }
   if (!o_.markdown.empty()) {
     std::ofstream f(o_.markdown);
@@ -248,7 +255,8 @@ Status Report::finish(double wall_seconds) {
              for (const auto& x : r.failed_checks()) c += (c.empty() ? "" : ", ") + x;
              return c;
            }(), ")")) << " |\n";
-    if (!f) return LTT_USAGE("cannot write --markdown ", o_.markdown);
+    f.close();
+    if (!f) return LTT_USAGE("cannot write --markdown ", o_.markdown, ": ", std::strerror(errno));
   }
   return {};
 }

@@ -3,6 +3,8 @@
 // the reference at k3 sizes, T 16, M 128 and its GEMM rate beside Eigen's.
 #include "selftest.hpp"
 
+#include "flags.hpp"
+
 #include <omp.h>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <cstring>
 
 #include "compare.hpp"
+#include "flags.hpp"
 #include "gpu/device.hpp"
 #include "inputs.hpp"
 #include "kernels.hpp"
@@ -100,6 +103,16 @@ Status bench(const SelftestOptions& o) {
 
 Result<int> run_selftest(const SelftestOptions& o) {
   const double wall0 = now_seconds();
+  // Every shape valid and the largest one fitting in memory, before the first line.
+  std::vector<Problem> all;
+  for (int T : o.tp)
+    for (int M : o.tokens)
+      for (Dist dist : o.dists) {
+        all.push_back(make_problem(o.dims, T, M, dist, o.seed, o.eps));
+        LTT_TRY(validate(all.back()));
+      }
+  if (all.empty()) return LTT_USAGE("selftest: nothing to run (no --tp, --tokens or --dist value)");
+  LTT_TRY(flags::fits_in_memory(all, "selftest"));
   std::printf("# ltt selftest: the reference of every tier against the float64 truth\n");
   std::printf("# dims H %d L %d, eps %g, seed %llu, %d OpenMP threads; %s\n", o.dims.H, o.dims.L, o.eps,
               static_cast<unsigned long long>(o.seed), omp_get_max_threads(), gpu::device_info().description.c_str());

@@ -49,12 +49,13 @@ Result<std::map<int, std::map<int, MatD>>> outputs_of(const SafeTensors& out, co
   return res;
 }
 
-bool same_values(const MatD& a, const MatD& b) {
+// The first element where two ranks' outputs differ (NaN equals NaN), or -1.
+long first_difference(const MatD& a, const MatD& b) {
   for (Eigen::Index e = 0; e < a.size(); ++e) {
     const double x = a.data()[e], y = b.data()[e];
-    if (!(x == y || (std::isnan(x) && std::isnan(y)))) return false;
+    if (!(x == y || (std::isnan(x) && std::isnan(y)))) return static_cast<long>(e);
   }
-  return true;
+  return -1;
 }
 
 }  // namespace
@@ -108,7 +109,13 @@ Result<int> run_verify(const VerifyOptions& o) {
       res.contract = contract;
       const auto& first = *ranks.begin();
       for (const auto& [r, y] : ranks)
-        if (res.bad_rank < 0 && !same_values(y, first.second)) res.bad_rank = r;
+        if (res.bad_rank < 0) {
+          const long e = first_difference(y, first.second);
+          if (e >= 0) {
+            res.bad_rank = r;
+            res.bad_rank_elem = e;
+          }
+        }
       evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), ref.admissible(tier, contract), ro, res);
       res.seconds = now_seconds() - a;
       if (!res.ok) {

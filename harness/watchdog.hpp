@@ -1,18 +1,28 @@
-// A watchdog per process: if no stage starts for `timeout` seconds, it names
-// this process's TP ranks, the case and the stage it is stuck in, and ends
-// the process with exit code 1 (mpirun then ends the others). The one place
-// besides main() that ends the program: a hung collective never returns.
+// A watchdog per process, alive while a Watchdog object lives. If no stage
+// starts for `timeout` seconds, it names this process, its TP ranks, the case
+// and the stage it is stuck in, and ends the process with exit code 1 (mpirun
+// then ends the others). While it lives, a crash (SIGSEGV, SIGBUS, SIGFPE,
+// SIGILL, SIGABRT) or an exit() before the run is over is reported the same
+// way, naming the stage, before the process ends (by the signal, or with exit
+// code 1). The one place besides main() that ends the program: a hung
+// collective never returns.
 #pragma once
 
 #include <string>
 
 namespace ltt {
 
-void watchdog_start(double timeout_s, std::string who);
+class Watchdog {
+ public:
+  Watchdog(double timeout_s, std::string who);
+  ~Watchdog();  // stops and joins the thread on every path out, error returns included
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+};
+
 void watchdog_stage(const std::string& what);  // also resets the timer
 // Waiting on other ranks: the same, with 2 s of grace, so that the rank that
 // never arrives reports first.
 void watchdog_wait(const std::string& what);
-void watchdog_stop();
 
 }  // namespace ltt

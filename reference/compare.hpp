@@ -20,7 +20,8 @@ struct ErrorStats {
   double p999_ratio = 0;           // 99.9th percentile of the same
   double max_abs = 0;              // max |y - truth|
   double max_rel = 0;              // max |y - truth| / |truth| (truth != 0)
-  double normwise = 0;             // ||y - truth||_F / ||truth||_F
+  double normwise = 0;             // ||y - truth||_F / ||truth||_F (NaN where not meaningful: see normwise_note)
+  std::string normwise_note;       // why normwise is not computed, or ""
   long first_over = -1;            // flat index of the first element over its bound
   bool ok() const { return over == 0 && nonfinite_mismatch == 0 && n > 0 && nonzero > 0; }
 };

@@ -1,0 +1,302 @@
+// Flag values and the checks made before any work (flags.hpp).
+#include "flags.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <set>
+
+namespace ltt::flags {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quoted(const std::string& flag, const std::string& s) { return cat(flag, " '", s, "'"); }
+
+// The comma-separated items of s; an empty item (or an empty s) is an error.
+Result<std::vector<std::string>> items(const std::string& flag, const std::string& s) {
+  if (s.empty()) return LTT_USAGE(flag, " is empty: give a value");
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) return LTT_USAGE(quoted(flag, s), ": item ", out.size() + 1, " is empty (a stray comma?)");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Decimal digits only, no sign, no spaces; false on overflow of uint64.
+bool parse_digits(const std::string& s, unsigned long long& v) {
+  if (s.empty() || s.size() > 20) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  v = std::strtoull(s.c_str(), &end, 10);
+  return errno == 0 && *end == 0;
+}
+
+template <class T>
+Status no_duplicates(const std::string& flag, const std::string& s, const std::vector<T>& v) {
+  std::set<T> seen;
+  for (const T& x : v)
+    if (!seen.insert(x).second) return LTT_USAGE(quoted(flag, s), ": a value is given twice");
+  return {};
+}
+
+// An integer in [lo, hi], or nullopt with the reason in `why`.
+std::optional<int> int_in(const std::string& s, long lo, long hi, std::string& why) {
+  unsigned long long v = 0;
+  const bool neg = !s.empty() && s[0] == '-';
+  if (!parse_digits(neg ? s.substr(1) : s, v)) {
+    why = "is not an integer";
+    return std::nullopt;
+  }
+  const double x = neg ? -static_cast<double>(v) : static_cast<double>(v);
+  if (x < static_cast<double>(lo) || x > static_cast<double>(hi)) {
+    why = cat("is out of range: use ", lo, "..", hi);
+    return std::nullopt;
+  }
+  return static_cast<int>(neg ? -static_cast<long long>(v) : static_cast<long long>(v));
+}
+
+std::string fmt_bytes(double b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g GB", b / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+Result<std::vector<int>> int_list(const std::string& flag, const std::string& s, long lo, long hi) {
+  auto it = items(flag, s);
+  if (!it.ok()) return it.error();
+  std::vector<int> out;
+  for (const auto& item : *it) {
+    std::string why;
+    const auto v = int_in(item, lo, hi, why);
+    if (!v) return LTT_USAGE(quoted(flag, s), ": '", item, "' ", why);
+    out.push_back(*v);
+  }
+  LTT_TRY(no_duplicates(flag, s, out));
+  return out;
+}
+
+Result<int> integer(const std::string& flag, const std::string& s, long lo, long hi) {
+  std::string why;
+  const auto v = int_in(s, lo, hi, why);
+  if (!v) return LTT_USAGE(quoted(flag, s), " ", why);
+  return *v;
+}
+
+Result<uint64_t> u64(const std::string& flag, const std::string& s) {
+  unsigned long long v = 0;
+  if (!s.empty() && s[0] == '-') return LTT_USAGE(quoted(flag, s), " is negative: use 0..18446744073709551615");
+  if (!parse_digits(s, v)) {
+    bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) return LTT_USAGE(quoted(flag, s), " is too large: use 0..18446744073709551615");
+    return LTT_USAGE(quoted(flag, s), " is not a non-negative integer");
+  }
+  return static_cast<uint64_t>(v);
+}
+
+Result<double> real(const std::string& flag, const std::string& s, double lo, double hi, bool lo_open) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return LTT_USAGE(quoted(flag, s), " is not a number");
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (*end != 0 || end == s.c_str()) return LTT_USAGE(quoted(flag, s), " is not a number");
+  if (!std::isfinite(v) || errno == ERANGE) return LTT_USAGE(quoted(flag, s), " is not a finite number");
+  if (v < lo || v > hi || (lo_open && v == lo))
+    return LTT_USAGE(quoted(flag, s), " is out of range: use ", lo_open ? "(" : "[", lo, ", ", hi, "]");
+  return v;
+}
+
+Result<std::vector<int>> tiers(const std::string& flag, const std::string& s) {
+  if (s == "all") {
+    std::vector<int> all;
+    for (int k = 0; k < kNumTiers; ++k) all.push_back(k);
+    return all;
+  }
+  auto v = int_list(flag, s, 0, kNumTiers - 1);
+  if (!v.ok()) return LTT_USAGE(v.error().message, " (tiers: 0..", kNumTiers - 1, ", a comma list such as 0,2, or all)");
+  return v;
+}
+
+Result<std::vector<Dist>> dists(const std::string& flag, const std::string& s) {
+  if (s == "all") return std::vector<Dist>{Dist::realistic, Dist::exact, Dist::adversarial};
+  auto it = items(flag, s);
+  if (!it.ok()) return it.error();
+  std::vector<Dist> out;
+  for (const auto& item : *it) {
+    auto d = parse_dist(item);
+    if (!d) return LTT_USAGE(quoted(flag, item), " not understood: use realistic, exact, adversarial or all");
+    out.push_back(*d);
+  }
+  LTT_TRY(no_duplicates(flag, s, out));
+  return out;
+}
+
+Result<Dims> dims(const std::string& flag, const std::string& s) {
+  auto d = parse_dims(s);
+  if (!d.ok()) return LTT_USAGE(flag, " ", d.error().message);
+  return d;
+}
+
+Result<Algo> algo(const std::string& flag, const std::string& s) {
+  auto a = parse_algo(s);
+  if (!a) return LTT_USAGE(quoted(flag, s), " not understood: use one-shot or ring");
+  return *a;
+}
+
+Result<NormOrder> norm(const std::string& flag, const std::string& s) {
+  auto n = parse_norm_order(s);
+  if (!n) return LTT_USAGE(quoted(flag, s), " not understood: use fused or round-then-weight");
+  return *n;
+}
+
+Result<std::vector<uint64_t>> seeds(const std::string& flag, const std::string& s) {
+  auto it = items(flag, s);
+  if (!it.ok()) return it.error();
+  std::vector<uint64_t> out;
+  for (const auto& item : *it) {
+    const size_t dash = item.find('-');
+    const std::string a = item.substr(0, dash), b = dash == std::string::npos ? a : item.substr(dash + 1);
+    unsigned long long lo = 0, hi = 0;
+    if (!parse_digits(a, lo) || !parse_digits(b, hi) || lo > hi)
+      return LTT_USAGE(quoted(flag, s), ": '", item, "' not understood: give seeds like 7, 0-199 or 0-9,20");
+    if (hi - lo >= 1000000) return LTT_USAGE(quoted(flag, s), ": '", item, "' is more than a million seeds");
+    for (unsigned long long v = lo;; ++v) {
+      out.push_back(v);
+      if (v == hi) break;
+    }
+  }
+  LTT_TRY(no_duplicates(flag, s, out));
+  return out;
+}
+
+Result<std::string> choice(const std::string& flag, const std::string& s, const std::vector<std::string>& choices) {
+  for (const auto& c : choices)
+    if (s == c) return s;
+  std::string list;
+  for (size_t i = 0; i < choices.size(); ++i) list += cat(i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", choices[i]);
+  return LTT_USAGE(quoted(flag, s), " not understood: use ", list);
+}
+
+Result<std::string> path(const std::string& flag, const std::string& s) {
+  if (s.empty()) return LTT_USAGE(flag, " is empty: give a path");
+  return s;
+}
+
+Status writable_file(const std::string& flag, const std::string& p) {
+  std::error_code ec;
+  const fs::path fp(p);
+  if (fs::is_directory(fp, ec)) return LTT_USAGE(flag, " ", p, ": is a directory (give a file name)");
+  if (fs::exists(fp, ec)) {
+    if (access(p.c_str(), W_OK) != 0) return LTT_USAGE(flag, " ", p, ": cannot be written: ", std::strerror(errno));
+    return {};
+  }
+  const fs::path parent = fp.parent_path().empty() ? fs::path(".") : fp.parent_path();
+  if (!fs::exists(parent, ec)) return LTT_USAGE(flag, " ", p, ": the directory ", parent.string(), " does not exist");
+  if (!fs::is_directory(parent, ec)) return LTT_USAGE(flag, " ", p, ": ", parent.string(), " is not a directory");
+  if (access(parent.c_str(), W_OK | X_OK) != 0)
+    return LTT_USAGE(flag, " ", p, ": cannot create a file in ", parent.string(), ": ", std::strerror(errno));
+  return {};
+}
+
+Status writable_dir(const std::string& flag, const std::string& p) {
+  std::error_code ec;
+  fs::path at = fs::absolute(fs::path(p), ec);
+  if (ec) return LTT_USAGE(flag, " ", p, ": ", ec.message());
+  // The nearest existing ancestor (or the path itself) must be a writable directory.
+  fs::path probe = at;
+  while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
+  if (!fs::is_directory(probe, ec))
+    return LTT_USAGE(flag, " ", p, ": ", probe.string(), " is a file, not a directory");
+  if (access(probe.c_str(), W_OK | X_OK) != 0)
+    return LTT_USAGE(flag, " ", p, ": cannot write in ", probe.string(), ": ", std::strerror(errno));
+  return {};
+}
+
+Status not_an_input(const std::string& flag, const std::string& out, const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return {};  // a new file is nobody's input
+  for (const auto& in : inputs) {
+    if (fs::equivalent(out, in, ec))
+      return LTT_USAGE(flag, " ", out, " is one of this run's inputs (", in, "): refusing to write over it");
+    if (fs::is_directory(in, ec) && fs::path(out).extension() == ".safetensors" &&
+        fs::equivalent(fs::absolute(out).parent_path(), in, ec))
+      return LTT_USAGE(flag, " ", out, " is a case file of the input directory ", in, ": refusing to write over it");
+  }
+  return {};
+}
+
+Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths) {
+  for (size_t i = 0; i < flag_paths.size(); ++i)
+    for (size_t j = i + 1; j < flag_paths.size(); ++j) {
+      const auto& [fa, a] = flag_paths[i];
+      const auto& [fb, b] = flag_paths[j];
+      if (a.empty() || b.empty()) continue;
+      std::error_code ec;
+      const bool same = fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+      if (same) return LTT_USAGE(fa, " and ", fb, " name the same file (", a, "): give each its own");
+    }
+  return {};
+}
+
+double case_bytes(const Problem& p) {
+  const double T = p.T, M = p.M, H = p.H, L = p.L;
+  return 12 * T * M * (L + H) + 64 * M * (H + L) + 14 * H * L;
+}
+
+double available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  std::string unit;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 1e300;
+}
+
+Status fits_in_memory(const std::vector<Problem>& cases, const char* what) {
+  if (cases.empty()) return {};
+  const Problem* big = &cases[0];
+  for (const auto& p : cases)
+    if (case_bytes(p) > case_bytes(*big)) big = &p;
+  const double need = case_bytes(*big), have = available_bytes();
+  if (need > have)
+    return LTT_USAGE(what, ": the case ", big->describe(), " needs at least ", fmt_bytes(need), " of memory and ",
+                     fmt_bytes(have), " is available: use fewer tokens (--tokens), smaller dims (--dims) or a smaller --tp");
+  return {};
+}
+
+int launched_processes() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* s = std::getenv(v)) {
+      const int n = std::atoi(s);
+      if (n > 0) return n;
+    }
+  return 1;
+}
+
+int launched_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
+
+}  // namespace ltt::flags

@@ -1,0 +1,68 @@
+// The value of every ltt flag, parsed and validated in one place for every
+// subcommand: each parser takes the flag's name and the text as given and
+// returns the value or a usage error that names both ("--tokens '1,,2': item 2
+// is empty"). Also the checks made before any work: output paths that can be
+// written and are none of the run's inputs, sizes that fit in memory, and the
+// refusal of subcommands that run in one process when started under mpirun.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+#include "status.hpp"
+
+namespace ltt::flags {
+
+// A comma list of integers in [lo, hi]: no empty item, no sign, no junk,
+// no duplicate ("1,,2", "", "8,x", "5,5" are refused).
+Result<std::vector<int>> int_list(const std::string& flag, const std::string& s, long lo, long hi);
+Result<int> integer(const std::string& flag, const std::string& s, long lo, long hi);
+// A decimal integer in [0, 2^64 - 1]; "-1" and 18446744073709551616 are refused.
+Result<uint64_t> u64(const std::string& flag, const std::string& s);
+// A finite number in [lo, hi] (or (lo, hi] with lo_open).
+Result<double> real(const std::string& flag, const std::string& s, double lo, double hi, bool lo_open = false);
+// "all" or a comma list of tiers 0..4.
+Result<std::vector<int>> tiers(const std::string& flag, const std::string& s);
+// "all" or a comma list of realistic, exact, adversarial.
+Result<std::vector<Dist>> dists(const std::string& flag, const std::string& s);
+Result<Dims> dims(const std::string& flag, const std::string& s);
+Result<Algo> algo(const std::string& flag, const std::string& s);
+Result<NormOrder> norm(const std::string& flag, const std::string& s);
+// "7", "0-199" or "0-9,20" (seeds of variants).
+Result<std::vector<uint64_t>> seeds(const std::string& flag, const std::string& s);
+// One of `choices` (the message lists them).
+Result<std::string> choice(const std::string& flag, const std::string& s, const std::vector<std::string>& choices);
+// A path: not empty.
+Result<std::string> path(const std::string& flag, const std::string& s);
+
+// Before the work: a file this run will write (a report) can be created or
+// replaced, with the OS's reason when not; a directory this run will create
+// (or fill) has an existing, writable ancestor and no file in the way.
+Status writable_file(const std::string& flag, const std::string& path);
+Status writable_dir(const std::string& flag, const std::string& path);
+// An output path that names one of the run's inputs (the same file, or a
+// case file inside an input directory) is refused.
+Status not_an_input(const std::string& flag, const std::string& out, const std::vector<std::string>& inputs);
+// Two outputs of one run may not be the same file.
+Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);
+
+// A lower bound on the memory one case of the reference needs (inputs of
+// every rank, W in bf16, fp32 and fp64, the truth and the admissible sets),
+// from measured peaks: check at H 256 L 128 T 16 M 16384 peaked at 1.68 GB
+// where this says 1.6 GB.
+double case_bytes(const Problem& p);
+// Memory the kernel reports available (MemAvailable), or a large number
+// when it cannot be read.
+double available_bytes();
+// The largest case of the run against available memory: a usage error
+// naming both figures and the case.
+Status fits_in_memory(const std::vector<Problem>& cases, const char* what);
+
+// Under mpirun with more than one process (Open MPI, MPICH and PMIx set the
+// size in the environment): the number of processes, else 1.
+int launched_processes();
+int launched_rank();
+
+}  // namespace ltt::flags

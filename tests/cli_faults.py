@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Bad input and faults, one class per run: every one ends with a clear exit
+2 (bad input or usage) or 1 (a numerical failure, or a run ended by a fault),
+a message that names what was wrong, nothing overwritten, nothing half-written.
+
+usage: cli_faults.py LTT MPIRUN WORKDIR CLASS
+CLASS: aborts inputs flags lists outputs messages mpi inject
+"""
+import hashlib
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stfile  # noqa: E402
+
+ltt, mpirun, work, cls = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4]
+MPI = [mpirun, "--oversubscribe", "--allow-run-as-root"]
+SMALL = ["--dims", "small"]
+failures = []
+checks = 0
+
+
+def run(args, timeout=120, **kw):
+    t0 = time.time()
+    r = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
+    r.seconds = time.time() - t0
+    return r
+
+
+def expect(cond, what, r=None):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what + ("" if r is None else f"\n  exit {r.returncode}\n  stdout: {r.stdout[-1500:]}\n  stderr: {r.stderr[-1500:]}"))
+
+
+def refused(args, needle, code=2, what=None):
+    """args exit with `code` and name `needle` on stderr; no abort, no backtrace."""
+    r = run([ltt] + args)
+    text = r.stdout + r.stderr
+    expect(r.returncode == code and needle in text and "terminate called" not in text and "bad_alloc" not in text
+           and "Aborted" not in text, what or f"ltt {' '.join(args)}: want exit {code} naming {needle!r}", r)
+    return r
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def a_case(name="case", tiers="1"):
+    """A small case file and its expected output for tier 1."""
+    d = os.path.join(work, name)
+    shutil.rmtree(d, ignore_errors=True)
+    subprocess.run([ltt, "golden", "--out", d, *SMALL, "--tp", "8", "--tokens", "5", "--dist", "realistic",
+                    "--tier", tiers], check=True, stdout=subprocess.DEVNULL)
+    f = [x for x in os.listdir(d) if x.endswith(".safetensors")][0]
+    return os.path.join(d, f)
+
+
+os.makedirs(work, exist_ok=True)
+os.chdir(work)
+
+if cls == "aborts":
+    # A dump directory that cannot be created: early (a file in its way) and
+    # late (the check passes, creating it fails) -- exit 2, no abort.
+    open("a_file", "w").write("x")
+    plant = SMALL + ["--tp", "8", "--tokens", "33", "--tier", "2", "--dist", "realistic", "--plant", "shard-off-by-one"]
+    refused(["check", *plant, "--dump-dir", "a_file/sub"], "a_file is a file, not a directory")
+    refused(["check", *plant, "--dump-dir", "/proc/ltt-no-such-dir"], "--dump-dir /proc/ltt-no-such-dir: cannot create")
+    # Sizes that cannot fit: refused up front with the figure, in every subcommand that allocates.
+    for sub in (["check"], ["selftest"], ["golden", "--out", "big"], ["check", "--invariance"]):
+        refused([*sub, *SMALL, "--tokens", "99999999"], "of memory and")
+        refused([*sub, "--dims", "1000000,1000000", "--tokens", "1"], "of memory and")
+    expect(not os.path.exists("big"), "golden refused for memory left its --out folder behind")
+
+elif cls == "inputs":
+    case = a_case()
+    tensors, meta = stfile.read(case)
+    out = os.path.join(work, "out.safetensors")
+    stfile.write(out, {"output": tensors["expected.tier1"]})
+    before = (sha(case), sha(out))
+    refused(["verify", "--case", case, "--output", out, "--json", case], "is one of this run's inputs")
+    refused(["verify", "--case", case, "--output", out, "--markdown", out], "is one of this run's inputs")
+    refused(["verify", "--case", os.path.dirname(case), "--output", os.path.dirname(case), "--json", case],
+            "input")
+    refused(["verify", "--case", case, "--output", out, "--json", "r.x", "--markdown", "r.x"], "name the same file")
+    expect((sha(case), sha(out)) == before, "an input changed")
+    r = run([ltt, "verify", "--case", case, "--output", out, "--json", "r.json"])
+    expect(r.returncode == 0 and json.load(open("r.json"))["summary"]["cases"] == 1, "verify with a fresh report path", r)
+
+elif cls == "flags":
+    case = a_case()
+    tensors, _ = stfile.read(case)
+    out = os.path.join(work, "out.safetensors")
+    stfile.write(out, {"output": tensors["expected.tier1"]})
+    v = ["verify", "--case", case, "--output", out]
+    refused([*v, "--ulp-max", "-1"], "--ulp-max '-1' is out of range")
+    refused([*v, "--ulp-max", "nan"], "--ulp-max 'nan' is not a finite number")
+    refused([*v, "--ulp-frac", "2"], "--ulp-frac '2' is out of range")
+    refused([*v, "--tier", "-1"], "--tier '-1' is out of range")
+    # One parser per flag: the same refusal in every subcommand that takes it.
+    for sub in (["check"], ["selftest"], ["golden", "--out", "g"], ["mutants"]):
+        refused([*sub, "--seed", "-1"], "--seed '-1' is negative")
+        refused([*sub, "--seed", "18446744073709551616"], "--seed '18446744073709551616' is too large")
+        if sub[0] != "mutants":  # mutants draws its cases at the default eps: it takes no --eps
+            refused([*sub, "--eps", "0"], "--eps '0' is out of range")
+    refused(["mutants", "--eps", "1e-5"], "--eps")
+    for extra in (["--backend", "cpu"], ["--plant", "hang"], ["--dump-dir", "d"], ["--markdown", "m.md"], ["--variant", "1"]):
+        refused(["check", "--invariance", *SMALL, *extra], f"check --invariance does not use {extra[0]}")
+    refused(["check", "--invariance", *SMALL, "--tier", "0", "--tokens", "200"], "nothing to run")
+    refused(["check", *SMALL, "--tier", "0", "--tokens", "200"], "no case to run")
+    refused(["check", "--backend", "foo"], "--backend 'foo' not understood")
+    refused(["check", "--inject-rank", "2"], "--inject-rank needs --inject")
+    # A flag a subcommand does not take is refused there.
+    refused(["selftest", "--json", "x.json"], "--json")
+    refused(["verify", *v[1:], "--tp", "8"], "--tp")
+    r = run([ltt, *v, "--ulp-max", "0", "--ulp-frac", "0"])
+    expect(r.returncode == 0, "a bit-identical output with the strictest gate passes", r)
+
+elif cls == "lists":
+    refused(["selftest", "--tokens", "1,,2"], "--tokens '1,,2': item 2 is empty")
+    refused(["selftest", "--tokens", "1,"], "--tokens '1,': item 2 is empty")
+    refused(["selftest", "--tokens", ""], "--tokens is empty")
+    refused(["selftest", "--tokens", "1", "--tokens", "2"], "--tokens")
+    refused(["selftest", "--tokens", "5,5"], "--tokens '5,5': a value is given twice")
+    refused(["selftest", "--tp", "8,x"], "--tp '8,x': 'x' is not an integer")
+    refused(["selftest", "--tp", "8", "extra"], "extra")
+    refused(["check", "--algo", ""], "--algo '' not understood")
+    refused(["check", "--json", ""], "--json is empty")
+    refused(["check", "--dump-dir", ""], "--dump-dir is empty")
+    refused(["check", "--tier", "1,,2"], "--tier '1,,2'")
+    refused(["check", "--dist", "realistic,"], "--dist 'realistic,'")
+    refused(["check", "--variant", "3-1"], "--variant '3-1'")
+    refused(["foo"], "'foo' is not a command")
+
+elif cls == "outputs":
+    # An output path that cannot be written is found before the work: nothing runs.
+    r = refused(["check", *SMALL, "--json", "no/such/dir/r.json"], "the directory no/such/dir does not exist")
+    expect(r.stdout == "", "check printed a report before refusing its --json", r)
+    r = refused(["selftest", *SMALL, "--tp", "8,7"], "not divisible by T = 7")
+    expect(r.stdout == "", "selftest --tp 8,7 printed rows before its exit 2", r)
+    refused(["golden", "--out", "gout", *SMALL, "--tp", "3"], "not divisible by T = 3")
+    expect(not os.path.exists("gout"), "an invalid golden run left an --out folder behind")
+    # A write that fails late (/dev/full): the numerical verdict's exit 1 wins, both are printed.
+    plant = SMALL + ["--tp", "8", "--tokens", "33", "--tier", "2", "--dist", "realistic"]
+    r = run([ltt, "check", *plant, "--plant", "shard-off-by-one", "--json", "/dev/full"])
+    expect(r.returncode == 1 and "FAIL tier 2" in r.stdout and "cannot write --json /dev/full: No space left" in r.stderr,
+           "a failing run whose report cannot be written: exit 1, both said", r)
+    r = run([ltt, "check", *plant, "--markdown", "/dev/full"])
+    expect(r.returncode == 2 and "cannot write --markdown /dev/full: No space left" in r.stderr,
+           "a passing run whose report cannot be written: exit 2 with the OS's reason", r)
+
+elif cls == "messages":
+    case = a_case()
+    tensors, meta = stfile.read(case)
+    dtype, shape, exp = tensors["expected.tier1"]
+    M, H = shape
+    out = os.path.join(work, "out.safetensors")
+
+    def moved(i, by):
+        b = bytearray(exp)
+        (x,) = struct.unpack_from("<H", b, 2 * i)
+        struct.pack_into("<H", b, 2 * i, x + by)
+        return bytes(b)
+
+    # The reproduce line keeps the strict gate and names the binary that ran.
+    stfile.write(out, {"output": (dtype, shape, moved(3, 1))})
+    r = run([ltt, "verify", "--case", case, "--output", out, "--ulp-max", "0", "--ulp-frac", "0.5"])
+    line = [x for x in r.stdout.splitlines() if "reproduce:" in x]
+    expect(r.returncode == 1 and line and "--ulp-max 0" in line[0] and "--ulp-frac 0.5" in line[0]
+           and os.path.realpath(ltt) in line[0], "reproduce line of a strict-gate failure", r)
+    if line:
+        again = run(line[0].split("reproduce:")[1].split())
+        expect(again.returncode == 1, "the reproduce line reproduces the verdict", again)
+    # A rank that differs: the element named as [row, col].
+    stfile.write(out, {"output.tier1.rank0": (dtype, shape, exp), "output.tier1.rank3": (dtype, shape, moved(2 * H + 17, 1))})
+    r = run([ltt, "verify", "--case", case, "--output", out])
+    expect(r.returncode == 1 and "rank 3 differs from rank 0 first at element [2, 17]" in r.stdout, "rank mismatch element", r)
+    # One NaN is one element outside.
+    b = bytearray(exp)
+    struct.pack_into("<H", b, 2 * 7, 0x7fc0)
+    stfile.write(out, {"output": (dtype, shape, bytes(b))})
+    r = run([ltt, "verify", "--case", case, "--output", out])
+    expect(r.returncode == 1 and "Out of bound values : 1 FAILED" in r.stdout, "one NaN counted once", r)
+    # The normwise relative error is a number on adversarial data (it read 4e-38).
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "33", "--tier", "1,2", "--dist", "adversarial", "--json", "adv.json"])
+    nw = [c["vs_truth"]["normwise_rel"] for c in json.load(open("adv.json"))["cases"]] if r.returncode == 0 else []
+    cs = json.load(open("adv.json"))["cases"] if r.returncode == 0 else []
+    expect(cs and all(c["vs_truth"]["normwise_rel"] is None and "decades" in c["vs_truth"]["normwise_note"] for c in cs),
+           f"the normwise relative error is not given on adversarial data, with the reason: {nw}", r)
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "33", "--tier", "1", "--dist", "realistic", "--json", "rea.json"])
+    nw = [c["vs_truth"]["normwise_rel"] for c in json.load(open("rea.json"))["cases"]] if r.returncode == 0 else []
+    expect(nw and all(1e-6 < x < 1e-1 for x in nw), f"the normwise relative error on realistic data: {nw}", r)
+    # A fake rank that hangs is named; the report so far survives the pipe.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--dist", "realistic", "--plant", "hang", "--timeout", "2"])
+    expect(r.returncode == 1 and "rank 1 of 8 hangs" in r.stderr and "fake ranks" in r.stderr and r.stdout.startswith("# ltt check"),
+           "a hung fake rank is named and the header kept", r)
+    # A plant that cannot apply is refused.
+    refused(["check", *SMALL, "--tier", "1", "--plant", "shard-off-by-one"], "only tiers 0 and 2 shard")
+    refused(["check", *SMALL, "--tp", "1", "--tier", "1", "--plant", "hang"], "T = 1 has no such rank")
+
+elif cls == "mpi":
+    case = a_case()
+    for sub in (["golden", "--out", "g", *SMALL, "--tokens", "1"], ["regress", os.path.dirname(case)],
+                ["verify", "--case", case, "--output", case], ["selftest", *SMALL, "--tokens", "1"], ["mutants", *SMALL]):
+        r = run(MPI + ["-np", "2", ltt, *sub])
+        n = (r.stdout + r.stderr).count("runs in one process")
+        expect(r.returncode == 2 and n == 1 and "# " not in r.stdout, f"mpirun -np 2 ltt {sub[0]}: once, exit 2", r)
+    expect(not os.path.exists("g"), "golden under mpirun wrote files")
+
+elif cls == "inject":
+    base = [*SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--dist", "realistic", "--timeout", "3"]
+    for how, verb in (("crash", "crashed"), ("hang", "no progress"), ("exit", "exited before the run was over")):
+        for layout in ([], MPI + ["-np", "2"]):
+            r = run(layout + [ltt, "check", *base, "--inject", how, "--inject-rank", "6"], timeout=60)
+            where = "rank 6 of 8" + (" (fake" if not layout else "")
+            expect(r.returncode != 0 and verb in r.stderr and "rank 6 of 8" in r.stderr and r.seconds < 30
+                   and (layout or "fake ranks" in r.stderr),
+                   f"--inject {how} {'real' if layout else 'fake'} ranks: non-zero, {where} named, {r.seconds:.1f} s", r)
+else:
+    sys.exit(f"unknown class {cls}")
+
+for f in failures:
+    print("FAILED:", f)
+print(f"{cls}: {checks - len(failures)} of {checks} checks passed")
+sys.exit(1 if failures else 0)
