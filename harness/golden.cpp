@@ -1,15 +1,25 @@
-// ltt golden and ltt regress.
+// ltt golden and ltt regress: case files named by everything that sets their
+// contents, a manifest rewritten atomically as each file lands, temporaries
+// removed on SIGINT, SIGTERM and SIGHUP.
 #include "golden.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "flags.hpp"
 #include "reference.hpp"
+#include "report.hpp"
 #include "sha256.hpp"
 #include "table.hpp"
 
@@ -17,9 +27,48 @@ namespace ltt {
 
 namespace fs = std::filesystem;
 
-std::string case_file_name(const Problem& p, const CaseContract& c) {
-  return cat("H", p.H, "_L", p.L, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed, "_", name(c.algo), "_",
-             c.norm_name(), ".safetensors");
+namespace {
+
+// The tiers of `tiers` that apply to p, sorted, each once.
+std::vector<int> tiers_for(const Problem& p, std::vector<int> tiers) {
+  std::sort(tiers.begin(), tiers.end());
+  tiers.erase(std::unique(tiers.begin(), tiers.end()), tiers.end());
+  std::erase_if(tiers, [&](int k) { return !validate_for_tier(p, k).ok(); });
+  return tiers;
+}
+
+// The shortest %g spelling of x that strtod reads back as x itself.
+std::string shortest(double x) {
+  char b[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(b, sizeof b, "%.*g", prec, x);
+    if (std::strtod(b, nullptr) == x) break;
+  }
+  return b;
+}
+
+// The metadata make_case() writes for this set (checked against it).
+std::map<std::string, std::string> case_file_metadata(const Problem& p, const std::vector<int>& tiers,
+                                                      const CaseContract& c) {
+  auto m = case_metadata(p, tiers, Contract{c.algo, NormOrder::fused});
+  m["rmsnorm_order"] = c.norm_name();
+  return m;
+}
+
+}  // namespace
+
+std::string case_file_name(const Problem& p, const std::vector<int>& tiers, const CaseContract& c) {
+  std::string f = cat("H", p.H, "_L", p.L, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed, "_",
+                      name(c.algo), "_", c.norm_name());
+  if (p.eps != Problem{}.eps) f += "_eps" + shortest(p.eps);
+  std::vector<int> all(kNumTiers);
+  for (int k = 0; k < kNumTiers; ++k) all[static_cast<size_t>(k)] = k;
+  const std::vector<int> mine = tiers_for(p, tiers);
+  if (mine != tiers_for(p, all)) {
+    f += "_tiers";
+    for (int k : mine) f += std::to_string(k);
+  }
+  return f + ".safetensors";
 }
 
 Result<SafeTensors> build_case(const Problem& p, const std::vector<int>& tiers, const CaseContract& c,
@@ -57,16 +106,162 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
   }
 }
 
-Status write_text_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = cat(path, ".tmp.", getpid());
-  {
-    std::ofstream f(tmp);
-    f << text;
-    if (!f) return LTT_USAGE("cannot write ", tmp);
+// Temporaries a signal must not leave behind. While `golden` or `regress`
+// runs, SIGINT, SIGTERM and SIGHUP unlink the temporaries being written (their
+// paths sit in static buffers; the handler calls only unlink, sigaction and
+// raise), then the process dies by the same signal with its default action.
+// From a case file's rename to the manifest's, the signal is held and acted
+// on once the manifest lists the file, so every file in the folder is listed.
+constexpr int kSlots = 2;  // 0: the case file's (hash-only, regress) temporary; 1: the manifest's
+constexpr size_t kPathMax = 4096;
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+char g_tmp[kSlots][kPathMax];
+std::atomic<int> g_live[kSlots];
+std::atomic<int> g_hold{0};  // inside rename..manifest: hold the signal
+std::atomic<int> g_held{0};  // the signal held, or 0
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free flags");
+
+void die_by(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_live[i].load()) ::unlink(g_tmp[i]);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  ::raise(sig);  // in the handler: delivered, with the default action, as it returns
+}
+
+void on_signal(int sig) {
+  if (g_hold.load()) {
+    g_held.store(sig);
+    return;
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return LTT_USAGE("cannot rename ", tmp, " to ", path, ": ", ec.message());
+  die_by(sig);
+}
+
+// Installs the handler for its lifetime (not over a signal the caller ignores)
+// and restores the previous dispositions.
+class CleanupOnSignal {
+ public:
+  CleanupOnSignal() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : kSignals) sigaddset(&sa.sa_mask, sig);
+    sa.sa_flags = SA_RESTART;
+    for (size_t i = 0; i < std::size(kSignals); ++i) {
+      installed_[i] = ::sigaction(kSignals[i], &sa, &old_[i]) == 0;
+      if (installed_[i] && !(old_[i].sa_flags & SA_SIGINFO) && old_[i].sa_handler == SIG_IGN) {
+        ::sigaction(kSignals[i], &old_[i], nullptr);
+        installed_[i] = false;
+      }
+    }
+  }
+  ~CleanupOnSignal() {
+    for (size_t i = 0; i < std::size(kSignals); ++i)
+      if (installed_[i]) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  CleanupOnSignal(const CleanupOnSignal&) = delete;
+  CleanupOnSignal& operator=(const CleanupOnSignal&) = delete;
+
+ private:
+  struct sigaction old_[std::size(kSignals)] {};
+  bool installed_[std::size(kSignals)] = {};
+};
+
+// Holds SIGINT, SIGTERM and SIGHUP for its lifetime; one that came meanwhile
+// then kills the process.
+class HoldSignals {
+ public:
+  HoldSignals() { g_hold.store(1); }
+  ~HoldSignals() {
+    g_hold.store(0);
+    if (const int sig = g_held.exchange(0)) die_by(sig);
+  }
+  HoldSignals(const HoldSignals&) = delete;
+  HoldSignals& operator=(const HoldSignals&) = delete;
+};
+
+// A temporary file in slot `slot`: unlinked on a signal, and on destruction
+// unless landed() (renamed into place or removed) was called.
+class Temporary {
+ public:
+  explicit Temporary(int slot) : slot_(static_cast<size_t>(slot)) {}
+  ~Temporary() {
+    if (!path_.empty() && !landed_) ::unlink(path_.c_str());
+    g_live[slot_].store(0);
+  }
+  Temporary(const Temporary&) = delete;
+  Temporary& operator=(const Temporary&) = delete;
+  Status track(std::string path) {
+    if (path.size() >= kPathMax) return LTT_USAGE(path, ": path too long (", kPathMax, " bytes at most)");
+    g_live[slot_].store(0);
+    std::memcpy(g_tmp[slot_], path.c_str(), path.size() + 1);
+    g_live[slot_].store(1);
+    path_ = std::move(path);
+    return {};
+  }
+  void landed() {
+    landed_ = true;
+    g_live[slot_].store(0);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  size_t slot_;
+  std::string path_;
+  bool landed_ = false;
+};
+
+// Writes path through a hidden temporary beside it (flushed and fsynced), then
+// renames it over path.
+Status write_text_atomic(const std::string& path, const std::string& text) {
+  const fs::path target(path);
+  Temporary tmp(1);
+  LTT_TRY(tmp.track((target.parent_path() / cat(".", target.filename().string(), ".tmp.", getpid())).string()));
+  FILE* f = std::fopen(tmp.path().c_str(), "wb");
+  if (!f) return LTT_USAGE(path, ": cannot create ", tmp.path(), ": ", std::strerror(errno));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
+            ::fsync(::fileno(f)) == 0;
+  int err = errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && std::rename(tmp.path().c_str(), path.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) return LTT_USAGE(path, ": cannot write (via ", tmp.path(), "): ", std::strerror(err));
+  tmp.landed();
+  return {};
+}
+
+// A manifest entry named `file` whose metadata (or keep-the-file flag)
+// differ from what this run would write: refused, naming the first key.
+Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, const std::string& file,
+                    const std::map<std::string, std::string>& meta, bool hash_only) {
+  for (const auto& e : manifest["files"]) {
+    if (e["file"] != file) continue;
+    const nlohmann::json& have = e["metadata"];
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : have.items()) keys.push_back(k);
+    for (const auto& [k, v] : meta) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    for (const auto& k : keys) {
+      const nlohmann::json mine = meta.count(k) ? nlohmann::json(meta.at(k)) : nlohmann::json();
+      const nlohmann::json theirs = have.contains(k) ? have[k] : nlohmann::json();
+      if (mine != theirs)
+        return LTT_USAGE(mpath, ": ", file, ": the manifest's entry has ", k, " = ",
+                         theirs.is_null() ? "(none)" : theirs.dump(), ", this run would write ", k, " = ",
+                         mine.is_null() ? "(none)" : mine.dump(),
+                         ": a clash is never replaced; remove that entry and its file, or write elsewhere");
+    }
+    if (hash_only && e.value("committed", true))
+      return LTT_USAGE(mpath, ": ", file, ": the manifest's entry has committed = true, this run (--hash-only) would "
+                       "write committed = false: a clash is never replaced; remove that entry and its file, or write "
+                       "elsewhere");
+  }
   return {};
 }
 
@@ -101,64 +296,89 @@ std::string first_difference(const SafeTensors& want, const SafeTensors& got) {
 Result<int> run_golden(const GoldenOptions& o) {
   const double t0 = now_seconds();
   std::error_code ec;
-  fs::create_directories(o.out, ec);
-  if (ec) return LTT_USAGE("--out ", o.out, ": cannot create the directory: ", ec.message());
   const std::string mpath = o.out + "/manifest.json";
   auto manifest = read_manifest(mpath, false);
   if (!manifest.ok()) return manifest.error();
   CaseContract cc;
   cc.algo = o.sel.algo.value_or(Algo::one_shot);
   cc.norm = o.norm;
-  std::vector<Problem> sets;
-  std::vector<std::vector<int>> set_tiers;
+  struct Set {
+    Problem p;
+    std::vector<int> tiers;
+    std::string file;
+    std::map<std::string, std::string> metadata;
+  };
+  std::vector<Set> sets;
   for (int T : o.sel.tp)
     for (Dist dist : o.sel.dists)
       for (int M : o.sel.tokens) {
         const Problem p = make_problem(o.sel.dims, T, M, dist, o.sel.seed, o.sel.eps);
         LTT_TRY(validate(p));
-        std::vector<int> tiers;
-        for (int k : o.sel.tiers)
-          if (validate_for_tier(p, k).ok()) tiers.push_back(k);
+        std::vector<int> tiers = tiers_for(p, o.sel.tiers);
         if (tiers.empty()) continue;
-        sets.push_back(p);
-        set_tiers.push_back(tiers);
+        std::string file = case_file_name(p, tiers, cc);
+        if (std::any_of(sets.begin(), sets.end(), [&](const Set& s) { return s.file == file; })) continue;
+        auto metadata = case_file_metadata(p, tiers, cc);
+        sets.push_back({p, std::move(tiers), std::move(file), std::move(metadata)});
       }
   if (sets.empty()) return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes");
+  // A name determines its contents: refuse any clash before writing anything.
+  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, s.file, s.metadata, o.hash_only));
+  {
+    std::vector<Problem> ps;
+    for (const Set& s : sets) ps.push_back(s.p);
+    LTT_TRY(flags::fits_in_memory(ps, "golden"));
+  }
+  // Only a valid run creates --out: a refused one leaves no empty folder behind.
+  fs::create_directories(o.out, ec);
+  if (ec) return LTT_USAGE("--out ", o.out, ": cannot create the directory: ", ec.message());
   std::printf("# ltt golden: %zu input set(s) into %s%s\n", sets.size(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
   Table tab({{"file", "", 62}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
   tab.header();
   Progress prog(sets.size());
-  std::unique_ptr<Inputs> weights;
-  for (size_t i = 0; i < sets.size(); ++i) {
+  CleanupOnSignal cleanup;
+  for (const Set& s : sets) {
     const double a = now_seconds();
-    const Problem& p = sets[i];
-    auto st = build_case(p, set_tiers[i], cc, weights.get());
+    auto st = build_case(s.p, s.tiers, cc);
     if (!st.ok()) return st.error();
-    const std::string file = case_file_name(p, cc);
-    const std::string path = o.hash_only ? cat(o.out, "/.", file, ".hash.", getpid()) : cat(o.out, "/", file);
-    LTT_TRY(write_safetensors(path, *st));
-    auto sha = sha256_file(path);
+    if (st->metadata != s.metadata)
+      return LTT_ERR(Errc::internal, s.file, ": the case's metadata are not those its name was made from");
+    // The file lands under a hidden temporary name, hashed there, then renamed
+    // (or, hash-only, removed); the manifest listing it follows at once.
+    Temporary tmp(0);
+    LTT_TRY(tmp.track(cat(o.out, "/.", s.file, o.hash_only ? ".hash." : ".tmp.", getpid())));
+    LTT_TRY(write_safetensors_in_place(tmp.path(), *st));
+    auto sha = sha256_file(tmp.path());
     if (!sha.ok()) return sha.error();
-    const auto bytes = fs::file_size(path, ec);
-    if (o.hash_only) fs::remove(path, ec);
-    nlohmann::json entry{{"file", file}, {"sha256", *sha}, {"bytes", bytes}, {"committed", !o.hash_only},
+    const auto bytes = fs::file_size(tmp.path(), ec);
+    if (ec) return LTT_USAGE(tmp.path(), ": cannot stat: ", ec.message());
+    nlohmann::json entry{{"file", s.file}, {"sha256", *sha}, {"bytes", bytes}, {"committed", !o.hash_only},
                          {"metadata", st->metadata}};
     auto& files = (*manifest)["files"];
-    bool replaced = false;
-    for (auto& e : files)
-      if (e["file"] == file) {
-        e = entry;
-        replaced = true;
+    auto it = std::find_if(files.begin(), files.end(), [&](const auto& e) { return e["file"] == s.file; });
+    if (it != files.end())
+      *it = entry;
+    else
+      files.push_back(entry);
+    std::sort(files.begin(), files.end(), [](const auto& x, const auto& y) { return x["file"] < y["file"]; });
+    const std::string text = manifest->dump(2) + "\n";
+    {
+      HoldSignals hold;
+      const std::string path = cat(o.out, "/", s.file);
+      if (o.hash_only ? std::remove(tmp.path().c_str()) != 0 : std::rename(tmp.path().c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        return LTT_USAGE(tmp.path(), ": cannot ", o.hash_only ? "remove" : cat("rename it to ", path), ": ",
+                         std::strerror(err));
       }
-    if (!replaced) files.push_back(entry);
-    prog.step(file);
-    tab.row({file, st->metadata["tiers"], std::to_string(bytes), sha->substr(0, 16), fmt("%.1f", now_seconds() - a)});
+      tmp.landed();
+      LTT_TRY(write_text_atomic(mpath, text));
+    }
+    prog.step(s.file);
+    tab.row({s.file, st->metadata["tiers"], std::to_string(bytes), sha->substr(0, 16), fmt("%.1f", now_seconds() - a)});
   }
   prog.done();
-  auto& files = (*manifest)["files"];
-  std::sort(files.begin(), files.end(), [](const auto& x, const auto& y) { return x["file"] < y["file"]; });
-  LTT_TRY(write_text_atomic(mpath, manifest->dump(2) + "\n"));
-  std::printf("# wrote %zu set(s) and %s; wall %.1f s\n", sets.size(), mpath.c_str(), now_seconds() - t0);
+  std::printf("# wrote %zu set(s), each listed in %s as it landed; wall %.1f s\n", sets.size(), mpath.c_str(),
+              now_seconds() - t0);
   return 0;
 }
 
@@ -174,6 +394,7 @@ Result<int> run_regress(const std::string& dir) {
   tab.header();
   Progress prog(files.size());
   size_t drift = 0;
+  CleanupOnSignal cleanup;
   for (const auto& e : files) {
     const double a = now_seconds();
     const std::string file = e["file"];
@@ -199,12 +420,11 @@ Result<int> run_regress(const std::string& dir) {
         if (*sha != e["sha256"].get<std::string>()) problem = cat("the file's SHA-256 ", *sha, " is not the manifest's ", std::string(e["sha256"]));
       }
     } else {
-      const std::string tmp = cat(dir, "/.", file, ".regress.", getpid());
-      LTT_TRY(write_safetensors(tmp, *regen));
-      auto sha = sha256_file(tmp);
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      if (!sha.ok()) return sha.error();
+      Temporary tmp(0);
+      LTT_TRY(tmp.track(cat(dir, "/.", file, ".regress.", getpid())));
+      LTT_TRY(write_safetensors_in_place(tmp.path(), *regen));
+      auto sha = sha256_file(tmp.path());
+      if (!sha.ok()) return sha.error();  // ~Temporary removes the file
       if (*sha != e["sha256"].get<std::string>()) problem = cat("SHA-256 of the regenerated file is ", *sha, ", the manifest says ", std::string(e["sha256"]));
     }
     prog.step(file);

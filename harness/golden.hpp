@@ -2,6 +2,11 @@
 // manifest.json (each file, its SHA-256, bytes, metadata); `ltt regress`
 // regenerates every set of a manifest and compares bit for bit: whole files
 // tensor by tensor, hash-only entries (k3 sizes) by their SHA-256.
+// The folder is consistent at every instant: a file's name determines its
+// contents (a manifest entry of the same name with other metadata is
+// refused), each file lands (temporary, hash, rename) before the manifest is
+// rewritten atomically to list it, and SIGINT, SIGTERM or SIGHUP remove the
+// temporaries being written and hold off until a landed file is listed.
 #pragma once
 
 #include <string>
@@ -24,6 +29,10 @@ Result<int> run_regress(const std::string& dir);
 // The case file of one input set, built from nothing but its description.
 Result<SafeTensors> build_case(const Problem& p, const std::vector<int>& tiers, const CaseContract& c,
                                const Inputs* weights = nullptr);
-std::string case_file_name(const Problem& p, const CaseContract& c);
+// H{H}_L{L}_T{T}_M{M}_{dist}_seed{seed}_{algo}_{norm}[_eps{eps}][_tiers{k...}].safetensors:
+// _eps only when eps is not 1e-6 (the shortest %g spelling that reads back as
+// the same double, e.g. _eps1e-05), _tiers only when `tiers` is not every
+// tier that applies to the shape (the digits in order, e.g. _tiers2, _tiers13).
+std::string case_file_name(const Problem& p, const std::vector<int>& tiers, const CaseContract& c);
 
 }  // namespace ltt

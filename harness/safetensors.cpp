@@ -136,7 +136,11 @@ Result<MatD> SafeTensors::get_as_double(const std::string& name, int rows, int c
   return m;
 }
 
-Status write_safetensors(const std::string& path, const SafeTensors& st) {
+namespace {
+
+// Writes `file` (flushed and fsynced; removed on failure); messages name
+// `path`, the file the caller means, and `file` too when it is a temporary.
+Status write_file(const std::string& path, const std::string& file, const SafeTensors& st) {
   json h = json::object();
   if (!st.metadata.empty()) h["__metadata__"] = st.metadata;
   uint64_t off = 0;
@@ -161,9 +165,9 @@ Status write_safetensors(const std::string& path, const SafeTensors& st) {
   uint8_t len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(head.size() >> (8 * i));
 
-  std::string tmp = cat(path, ".tmp.", ::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return LTT_USAGE(path, ": cannot create ", tmp, ": ", std::strerror(errno));
+  const std::string via = file == path ? "" : cat(" (via ", file, ")");
+  FILE* f = std::fopen(file.c_str(), "wb");
+  if (!f) return LTT_USAGE(path, ": cannot create", via, ": ", std::strerror(errno));
   bool ok = std::fwrite(len, 1, 8, f) == 8 && std::fwrite(head.data(), 1, head.size(), f) == head.size();
   for (const auto& [name, t] : st.tensors)
     ok = ok && (t.bytes.empty() || std::fwrite(t.bytes.data(), 1, t.bytes.size(), f) == t.bytes.size());
@@ -173,13 +177,24 @@ Status write_safetensors(const std::string& path, const SafeTensors& st) {
     ok = false;
     err = errno;
   }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
   if (!ok) {
+    std::remove(file.c_str());
+    return LTT_USAGE(path, ": cannot write", via, ": ", std::strerror(err));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status write_safetensors_in_place(const std::string& path, const SafeTensors& st) { return write_file(path, path, st); }
+
+Status write_safetensors(const std::string& path, const SafeTensors& st) {
+  const std::string tmp = cat(path, ".tmp.", ::getpid());
+  LTT_TRY(write_file(path, tmp, st));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
     std::remove(tmp.c_str());
-    return LTT_USAGE(path, ": cannot write (via ", tmp, "): ", std::strerror(err));
+    return LTT_USAGE(path, ": cannot rename ", tmp, " to it: ", std::strerror(err));
   }
   return {};
 }

@@ -50,6 +50,9 @@ struct SafeTensors {
 // Writes path + ".tmp.<pid>", then renames it over path (atomic on POSIX).
 // Tensors go in name order, their data contiguous in that order.
 Status write_safetensors(const std::string& path, const SafeTensors& st);
+// Writes path itself (flushed and fsynced), with no temporary and no rename,
+// for a caller that manages its own temporary name; removes path on failure.
+Status write_safetensors_in_place(const std::string& path, const SafeTensors& st);
 Result<SafeTensors> read_safetensors(const std::string& path);
 // Parses a whole file's bytes; `where` names the file in messages.
 Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* data, size_t size);

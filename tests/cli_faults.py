@@ -62,7 +62,8 @@ def a_case(name="case", tiers="1"):
     return os.path.join(d, f)
 
 
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)  # a fresh folder: nothing left from an earlier run can pass a check
+os.makedirs(work)
 os.chdir(work)
 
 if cls == "aborts":

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""A golden folder is consistent at every instant (issue 8, item 3):
+
+a. `golden --eps 1e-5` and `--tier 2` into a folder holding the default set
+   keep the default file byte for byte and add distinct files named by what
+   differs (_eps1e-05, _tiers2); the manifest lists them all; regress passes;
+b. a manifest entry of the same name whose metadata differ from what would be
+   written is refused (exit 2, naming the file and the key) before anything
+   is written: the file and the manifest are untouched;
+c. SIGTERM and SIGINT while golden writes (and while regress writes its
+   hash-only temporary) leave no temporary, the process dies by that signal,
+   every case file present is listed with its true SHA-256 and bytes, and
+   regress passes on the folder;
+d. manifest.json is valid JSON, and lists only files present, at every
+   observation during a run.
+
+usage: golden_faults.py LTT WORKDIR
+"""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ltt, work = sys.argv[1], sys.argv[2]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+SET = ["--dims", "small", "--tp", "8", "--tokens", "5", "--dist", "realistic"]
+DEFAULT = "H256_L128_T8_M5_realistic_seed0_one-shot_declared.safetensors"
+passed = 0
+
+
+def run(*args):
+    return subprocess.run([ltt, *args], capture_output=True, text=True)
+
+
+def golden(out, *extra):
+    return run("golden", "--out", out, *SET, *extra)
+
+
+def regress_ok(d):
+    r = run("regress", d)
+    assert r.returncode == 0 and "Drifted sets : 0 OK" in r.stdout, r.stdout + r.stderr
+    return r
+
+
+def manifest(d):
+    with open(os.path.join(d, "manifest.json")) as f:
+        return json.load(f)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def temporaries(d):
+    return [f for f in os.listdir(d) if ".tmp" in f or ".hash." in f or ".regress." in f]
+
+
+def case_files(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".safetensors") and not f.startswith("."))
+
+
+def all_listed_and_true(d):
+    """Every case file present is listed, with its true SHA-256 and size; every listed whole file is present."""
+    m = {e["file"]: e for e in manifest(d)["files"]}
+    for f in case_files(d):
+        assert f in m, f"{f} is in {d} but not in its manifest"
+        raw = read(os.path.join(d, f))
+        assert m[f]["sha256"] == hashlib.sha256(raw).hexdigest() and m[f]["bytes"] == len(raw), f
+    for f, e in m.items():
+        assert not e["committed"] or os.path.exists(os.path.join(d, f)), f"{f} is listed but absent"
+    return len(m)
+
+
+# a. Other eps, other tiers: new names, the default file untouched.
+a = os.path.join(work, "a")
+r = golden(a)
+assert r.returncode == 0, r.stdout + r.stderr
+before = read(os.path.join(a, DEFAULT))
+for extra in (["--eps", "1e-5"], ["--tier", "2"], ["--eps", "1e-5", "--tier", "1,3"]):
+    r = golden(a, *extra)
+    assert r.returncode == 0, r.stdout + r.stderr
+assert read(os.path.join(a, DEFAULT)) == before, "the default file changed"
+stem = DEFAULT[:-len(".safetensors")]
+want = sorted([DEFAULT, stem + "_eps1e-05.safetensors", stem + "_tiers2.safetensors",
+               stem + "_eps1e-05_tiers13.safetensors"])
+assert case_files(a) == want, case_files(a)
+m = {e["file"]: e for e in manifest(a)["files"]}
+assert sorted(m) == want, sorted(m)
+assert m[DEFAULT]["metadata"]["tiers"] == "0,1,2,3,4"
+assert m[stem + "_eps1e-05.safetensors"]["metadata"]["tiers"] == "0,1,2,3,4"
+assert float(m[stem + "_eps1e-05.safetensors"]["metadata"]["eps"]) == 1e-5
+assert m[stem + "_tiers2.safetensors"]["metadata"]["tiers"] == "2"
+assert m[stem + "_eps1e-05_tiers13.safetensors"]["metadata"]["tiers"] == "1,3"
+assert len({e["sha256"] for e in m.values()}) == 4, "two names hold the same contents"
+assert all_listed_and_true(a) == 4
+r = golden(a)  # the default run again: same name, same metadata, same bytes
+assert r.returncode == 0 and read(os.path.join(a, DEFAULT)) == before, r.stdout + r.stderr
+regress_ok(a)
+print(f"a. 4 names, default file byte-identical ({len(before)} bytes), regress: 4 sets, 0 drifted")
+passed += 1
+
+# b. A hand-edited entry that clashes with a file to be written is refused.
+b = os.path.join(work, "b")
+shutil.copytree(a, b)
+m = manifest(b)
+for e in m["files"]:
+    if e["file"] == DEFAULT:
+        e["metadata"]["tiers"] = "1"
+text = json.dumps(m, indent=2)
+with open(os.path.join(b, "manifest.json"), "w") as f:
+    f.write(text)
+stat = os.stat(os.path.join(b, DEFAULT))
+r = run("golden", "--out", b, "--dims", "small", "--tp", "8", "--tokens", "1,5", "--dist", "realistic")
+assert r.returncode == 2, r.stdout + r.stderr
+assert DEFAULT in r.stderr and "tiers" in r.stderr, r.stderr
+clash = r.stderr.strip().splitlines()[-1]
+assert read(os.path.join(b, DEFAULT)) == before and os.stat(os.path.join(b, DEFAULT)).st_mtime_ns == stat.st_mtime_ns
+assert read(os.path.join(b, "manifest.json")).decode() == text, "the manifest changed"
+assert case_files(b) == want and not temporaries(b), os.listdir(b)  # nothing written, not even M 1
+# Whole file listed, --hash-only would drop it to a hash: refused too.
+r = golden(a, "--hash-only")
+assert r.returncode == 2 and "committed" in r.stderr, r.stdout + r.stderr
+print("b. clashes refused with exit 2, file and manifest untouched:", clash[clash.index(DEFAULT):][:150], "...")
+passed += 1
+
+
+# c, d. Killed while writing.
+def watch(proc, d, until):
+    """Polls d until until(d) or proc ends; every manifest seen must parse and list only present files."""
+    seen = 0
+    while proc.poll() is None and not until(d):
+        try:
+            with open(os.path.join(d, "manifest.json")) as f:
+                text = f.read()
+        except FileNotFoundError:
+            time.sleep(0.002)
+            continue
+        listed = [e["file"] for e in json.loads(text)["files"] if e["committed"]]  # raises if not valid JSON
+        missing = [f for f in listed if not os.path.exists(os.path.join(d, f))]
+        assert not missing, f"listed but absent: {missing}"
+        seen += 1
+        time.sleep(0.002)
+    return seen
+
+
+def child():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a shell may have left SIGINT ignored
+
+
+observations = 0
+for sig, landed in ((signal.SIGTERM, 1), (signal.SIGINT, 3)):
+    c = os.path.join(work, f"c_{sig.name}")
+    os.makedirs(c)
+    p = subprocess.Popen([ltt, "golden", "--out", c, "--dims", "small", "--tp", "8,16", "--tokens", "1,5,33,129",
+                          "--dist", "all"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=child)
+    observations += watch(p, c, lambda d: len(case_files(d)) >= landed)
+    # Kill while a temporary exists if one shows within a second, else at once.
+    t = time.time()
+    while p.poll() is None and not temporaries(c) and time.time() - t < 1.0:
+        time.sleep(0.0005)
+    caught = bool(temporaries(c))
+    p.send_signal(sig)
+    p.wait(timeout=60)
+    assert p.returncode == -sig, f"{sig.name}: exit {p.returncode}: {p.stderr.read()}"
+    assert not temporaries(c), os.listdir(c)
+    n = all_listed_and_true(c)
+    assert n >= landed and n < 24, n
+    r = regress_ok(c)
+    print(f"c. {sig.name}: killed {'with a temporary present' if caught else 'between files'}, "
+          f"{n} of 24 sets listed with their true SHA-256, none unlisted, no temporary; regress 0 drifted")
+    passed += 1
+
+# regress killed while it writes a hash-only entry's temporary.
+h = os.path.join(work, "h")
+r = run("golden", "--out", h, "--dims", "small", "--tp", "8,16", "--tokens", "1,5,33,129", "--dist", "all",
+        "--hash-only")
+assert r.returncode == 0, r.stdout + r.stderr
+assert case_files(h) == [] and not temporaries(h), os.listdir(h)
+for sig in (signal.SIGTERM, signal.SIGINT):
+    p = subprocess.Popen([ltt, "regress", h], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=child)
+    t = time.time()
+    while p.poll() is None and not temporaries(h) and time.time() - t < 5.0:
+        time.sleep(0.0005)
+    caught = bool(temporaries(h))
+    p.send_signal(sig)
+    p.wait(timeout=60)
+    assert p.returncode == -sig, f"regress {sig.name}: exit {p.returncode}: {p.stderr.read()}"
+    assert not temporaries(h), os.listdir(h)
+    print(f"c. regress {sig.name}: killed {'with its temporary present' if caught else 'at once'}, no temporary left")
+    passed += 1
+
+# d. A whole run observed: the manifest parses every time.
+d = os.path.join(work, "d")
+os.makedirs(d)
+p = subprocess.Popen([ltt, "golden", "--out", d, "--dims", "small", "--tp", "8,16", "--tokens", "1,5,33",
+                      "--dist", "realistic,adversarial"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+observations += watch(p, d, lambda _: False)
+assert p.wait(timeout=300) == 0, p.stderr.read()
+assert all_listed_and_true(d) == 12 and not temporaries(d)
+assert observations >= 3, observations
+print(f"d. manifest.json valid JSON, listing only present files, at all {observations} observations")
+passed += 1
+print(f"{passed} passed, 0 failed")
