@@ -21,8 +21,13 @@ for c in cases:
                      ("ranks_agree", bool), ("unwritten", int), ("production_gate_failures", int)):
         assert isinstance(c[key], typ), (key, c[key])
     t = c["vs_truth"]
-    for key in ("max_abs", "max_rel", "normwise_rel", "max_err_over_bound", "p999_err_over_bound"):
+    for key in ("max_abs", "max_rel", "max_err_over_bound", "p999_err_over_bound"):
         assert isinstance(t[key], (int, float)) and t[key] >= 0, (key, t[key])
+    # The normwise relative error: a number, or null with the reason (a truth spanning many decades).
+    if t["normwise_rel"] is None:
+        assert "decades" in t["normwise_note"] and c["dist"] == "adversarial", t
+    else:
+        assert isinstance(t["normwise_rel"], (int, float)) and t["normwise_rel"] >= 0 and t["normwise_note"] == "", t
     e = c["vs_emulated"]
     assert sum(e["ulp_hist"]) == c["tokens"] * c["hidden"], c
     a = c["admissible"]
