@@ -1,12 +1,15 @@
 // The order-free contract (reference/admissible.hpp): the set primitives,
 // every tier's emulated reference and random members of its family inside
 // their sets (one-shot and ring, every distribution), the sets sharp enough
-// that a 1-step move of a single-valued element is caught, and the verdict's
-// figures for outputs 0, 1 and 2 bf16 steps away.
+// that a 1-step move of a single-valued element is caught, the verdict's
+// figures for outputs 0, 1 and 2 bf16 steps away, and the emulated-reference
+// ULP histogram and gate at their bin and threshold edges.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "backend.hpp"
 #include "member.hpp"
@@ -170,4 +173,119 @@ TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements hav
   auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
   REQUIRE(run_cpu(p, tier, c, in, widen<float>(in.g), widen<float>(in.W), comm, -1, out, &m).ok());
   CHECK(outside(a, out[0]) == 0);
+}
+
+// Guards against evaluate()'s emulated-reference diagnostics drifting at their
+// edges: a ULP histogram bin edge or the --ulp-max/--ulp-frac gate compared
+// with < instead of <= (every histogram elsewhere in the suite is all zeros).
+// Outputs exactly 0, 1, 2 and 3 units (bf16 ULPs at the element's error scale
+// max(|reference|, |NW|, |S|), as evaluate() measures them) from the emulated
+// reference in a known number of elements.
+TEST_CASE("admissible: the ULP histogram and the emulated-reference gate at their edges (0, 1, 2, 3 units)") {
+  const Problem p = problem(kDimsSmall, 8, 5);
+  const Inputs in = generate_inputs(p);
+  Reference ref(in);
+  const int tier = 1;
+  const Contract c = tier_def(tier).contract;
+  const Interval a = ref.admissible(tier, c);
+  auto y = ref.emulated(tier, c);
+  REQUIRE(y.ok());
+  const MatrixB& want = (*y)[0];
+  const Truth& t = ref.truth();
+  const MatD bound = ref.bound(tier, Mode::emulated, c);
+  const size_t n = want.size();
+  // The unit of element e: bf16_ulp of its error scale.
+  auto unit = [&](size_t e) {
+    return bf16_ulp(std::max({std::fabs(to_double(want.v[e])), std::fabs(t.NW.data()[e]), std::fabs(t.S.data()[e])}));
+  };
+  // Six elements at least 16 units from zero: moved up to 3 units toward zero
+  // they keep their sign, stay bf16 values and stay below their scale.
+  std::vector<size_t> picks;
+  for (size_t e = 0; e < n && picks.size() < 6; e += 7) {
+    const double b = to_double(want.v[e]);
+    if (std::isfinite(b) && std::fabs(b) >= 16 * unit(e)) picks.push_back(e);
+  }
+  REQUIRE(picks.size() == 6);
+  // The reference with element picks[i] moved units[i] units toward zero.
+  auto moved = [&](const std::vector<int>& units) {
+    MatD v = widen<double>(want);
+    for (size_t i = 0; i < units.size(); ++i) {
+      const size_t e = picks[i];
+      const double b = v.data()[e];
+      const double m = b - std::copysign(units[i] * unit(e), b);
+      REQUIRE(to_double(to_bf16(m)) == m);  // a bf16 value: evaluate's rounding keeps it
+      const double scale = std::max({std::fabs(b), std::fabs(t.NW.data()[e]), std::fabs(t.S.data()[e])});
+      REQUIRE(ulp_distance(m, b, scale) == static_cast<double>(units[i]));
+      v.data()[e] = m;
+    }
+    return v;
+  };
+  auto judge = [&](const MatD& v, double ulp_max, double ulp_frac) {
+    CheckOptions o;
+    o.ulp_max = ulp_max;
+    o.ulp_frac = ulp_frac;
+    CaseResult r;
+    evaluate(v, want, t, bound, a, o, r);
+    // The gate's verdict is reported as the failed check "emulated-ulp".
+    const auto f = r.failed_checks();
+    CHECK(r.strict_fail == (std::find(f.begin(), f.end(), "emulated-ulp") != f.end()));
+    return r;
+  };
+  // The histogram as text, "0/1/2/3+ units", so that a failure prints it.
+  auto hist = [](const CaseResult& r) {
+    return cat(r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/", r.ulp_hist[3]);
+  };
+
+  SUBCASE("bins: 3 elements at 1 unit, 2 at 2, 1 at 3") {
+    const MatD v = moved({1, 1, 1, 2, 2, 3});
+    const CaseResult r = judge(v, -1, -1);
+    CAPTURE(r.ulp_max);
+    CAPTURE(r.frac_differ);
+    CHECK(hist(r) == cat(n - 6, "/3/2/1"));
+    CHECK(r.ulp_max == 3.0);
+    CHECK(r.frac_differ == 6.0 / static_cast<double>(n));
+    CHECK_FALSE(r.strict_fail);  // gate off
+    // The fraction gate: passes at exactly the fraction differing, fails just below it.
+    CHECK_FALSE(judge(v, -1, 6.0 / static_cast<double>(n)).strict_fail);
+    CHECK(judge(v, -1, std::nextafter(6.0 / static_cast<double>(n), 0.0)).strict_fail);
+    // The ULP gate: passes at exactly the largest distance, fails just below it.
+    CHECK_FALSE(judge(v, 3, -1).strict_fail);
+    CHECK(judge(v, std::nextafter(3.0, 0.0), -1).strict_fail);
+  }
+  SUBCASE("0 units: the reference itself passes the tightest gate") {
+    const CaseResult r = judge(moved({}), 0, 0);
+    CAPTURE(r.ulp_max);
+    CAPTURE(r.frac_differ);
+    CHECK(hist(r) == cat(n, "/0/0/0"));
+    CHECK(r.ulp_max == 0.0);
+    CHECK(r.frac_differ == 0.0);
+    CHECK_FALSE(r.strict_fail);
+    CHECK(r.ok);
+  }
+  SUBCASE("1 unit passes --ulp-max 1") {
+    const CaseResult r = judge(moved({1, 1, 1}), 1, -1);
+    CAPTURE(r.ulp_max);
+    CAPTURE(r.frac_differ);
+    CHECK(hist(r) == cat(n - 3, "/3/0/0"));
+    CHECK(r.ulp_max == 1.0);
+    CHECK(r.frac_differ == 3.0 / static_cast<double>(n));
+    CHECK_FALSE(r.strict_fail);
+  }
+  SUBCASE("2 units fail --ulp-max 1") {
+    const CaseResult r = judge(moved({2}), 1, -1);
+    CAPTURE(r.ulp_max);
+    CAPTURE(r.frac_differ);
+    CHECK(hist(r) == cat(n - 1, "/0/1/0"));
+    CHECK(r.ulp_max == 2.0);
+    CHECK(r.strict_fail);
+  }
+  SUBCASE("3 units land in the 3+ bin") {
+    const CaseResult r = judge(moved({3}), 3, 1.0 / static_cast<double>(n));
+    CAPTURE(r.ulp_max);
+    CAPTURE(r.frac_differ);
+    CHECK(hist(r) == cat(n - 1, "/0/0/1"));
+    CHECK(r.ulp_max == 3.0);
+    CHECK(r.frac_differ == 1.0 / static_cast<double>(n));
+    CHECK_FALSE(r.strict_fail);
+  }
 }

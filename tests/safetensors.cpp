@@ -1,7 +1,9 @@
 // safetensors: round trips of BF16/F32/F64 tensors and metadata through a
 // file; the header's space padding and contiguous name-ordered offsets; a
 // hand-built spec-valid file; one test per malformed-file rule, each checking
-// that the message names the file, the rule and the tensor; atomic writes;
+// that the message names the file, the rule and the tensor; the header
+// length's boundaries (exactly the bytes after it, one more, 8- and 7-byte
+// files); atomic writes;
 // get_* errors; and random corruption of a valid file never crashing.
 #include <doctest/doctest.h>
 
@@ -421,4 +423,68 @@ TEST_CASE("safetensors: a deeply nested header is refused, not a stack overflow"
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   const std::string h = R"({"w": {"dtype": "BF16", "shape": )" + deep + R"(, "data_offsets": [0, 0]}})";
   CHECK(has(error_of(h, 0), "tensor 'w': shape entry 0 (an array of 1 entries) is not an integer dimension"));
+}
+
+// Guards against the header length check drifting by one (n >= size - 8, or
+// n > size - 7: the parser then reads a byte past the end): a header that ends
+// exactly at the end of the file is the largest legal length, one more is
+// refused as running past the end, and the files of 8 and 7 bytes sit on the
+// 8-byte length field's own boundary.
+TEST_CASE("safetensors: a header length exactly equal to the bytes after it is legal, one more is not") {
+  std::string e;  // the message of the file last parsed, printed with a failure
+  CAPTURE(e);
+  // Exactly equal, a complete header with no tensors: parsed (padded and unpadded).
+  for (const std::string h : {"{}", "{}      ", R"({"__metadata__": {"tp": "8"}})"}) {
+    CAPTURE(h);
+    const std::vector<uint8_t> f = file_bytes(h, {}, false);
+    REQUIRE(f.size() == 8 + h.size());
+    e = error_of(f);
+    CHECK(e == "parsed");
+  }
+  e = error_of(file_bytes(R"({"w": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}})", {}));
+  CHECK(e == "parsed");
+  // Exactly equal, but the header names data that is not there, or is cut
+  // short: refused for that, not for the length.
+  e = error_of(file_bytes(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", {}));
+  CHECK(has(e, "tensor 'w': data_offsets [0, 4] run past the end of the data section (0 bytes)"));
+  e = error_of(file_bytes("{\"w\": ", {}, false));
+  CHECK(has(e, "header is not valid JSON"));
+
+  // One more than the bytes that follow: refused, with both figures named.
+  for (const std::string h : {"{}", "{}      "}) {
+    CAPTURE(h);
+    std::vector<uint8_t> f = file_bytes(h, {}, false);
+    f[0] = static_cast<uint8_t>(h.size() + 1);
+    e = error_of(f);
+    CHECK(has(e, cat("case.safetensors: header length ", h.size() + 1, " runs past the end of the file (", h.size(),
+                     " bytes follow it)")));
+  }
+  // A valid file with one data byte removed from its end: the header length
+  // still fits, so it is the data section that is short.
+  std::vector<uint8_t> f = file_bytes(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})", {1, 2, 3, 4});
+  e = error_of(f);
+  CHECK(e == "parsed");
+  f.pop_back();
+  e = error_of(f);
+  CHECK(has(e, "data_offsets [0, 4] run past the end of the data section (3 bytes)"));
+}
+
+TEST_CASE("safetensors: files of exactly 8 and 7 bytes") {
+  std::string e;  // the message of the file last parsed, printed with a failure
+  CAPTURE(e);
+  // 8 bytes, length 0: the length check passes (0 bytes follow) and the empty
+  // header is refused as JSON.
+  std::vector<uint8_t> f(8, 0);
+  e = error_of(f);
+  CHECK(has(e, "case.safetensors: header is not valid JSON"));
+  // 8 bytes, length 1: past the end.
+  f[0] = 1;
+  e = error_of(f);
+  CHECK(has(e, "case.safetensors: header length 1 runs past the end of the file (0 bytes follow it)"));
+  // 7 bytes: too short for the length field itself, whatever it holds.
+  for (int b : {0, 1, 0xff}) {
+    CAPTURE(b);
+    e = error_of(std::vector<uint8_t>(7, static_cast<uint8_t>(b)));
+    CHECK(has(e, "case.safetensors: file is 7 bytes, too short for the 8-byte header length"));
+  }
 }
