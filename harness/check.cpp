@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "backend.hpp"
+#include "cuda_backend.hpp"
 #include "casefile.hpp"
 #include "bf16.hpp"
 #include "compare.hpp"
@@ -69,8 +70,15 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   const bool root = pid == 0;
   const double wall0 = now_seconds();
 
-  if (o.backend != "cpu")
-    return LTT_USAGE("--backend ", o.backend, ": this build has only the cpu backend (the cuda backend comes with the GPU work)");
+  const bool cuda = o.backend == "cuda";
+  if (!cuda && o.backend != "cpu") return LTT_USAGE("--backend '", o.backend, "': use cpu or cuda");
+  if (cuda) {
+    LTT_TRY(gpu::cuda_available());
+    if (P > 1)
+      return LTT_USAGE("--backend cuda runs its T ranks as fake ranks on one GPU in one process: run it without mpirun");
+    if (!o.variants.empty() || !o.mutant.empty())
+      return LTT_USAGE("--variant and --mutant make the cpu backend a member or a mutant: use them with --backend cpu");
+  }
   // A fault that cannot apply is refused, never silently skipped.
   if (o.plant == "shard-off-by-one")
     for (int t : o.tiers)
@@ -201,7 +209,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           inject_fault(o.inject, cat(name_case, ": backend run 1: rank ", o.inject_rank, " of ", p.T, " ",
                                      o.inject == "hang" ? "hangs" : o.inject == "crash" ? "crashes" : "exits",
                                      " (--inject ", o.inject, ")"));
-        Status s = run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
+        Status s = cuda ? gpu::run_cuda(p, tier, contract, in, fault, out[static_cast<size_t>(run)])
+                        : run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
         if (!s.ok() && s.error().code == Errc::numerical && P == 1) {
           stopped = s.error().message;  // the pipeline could not finish: a failed case, not a failed run
           break;
@@ -252,7 +261,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         // fake ranks runs the reference's own pipeline in this process, so its
         // output is that reference, bit for bit (the reference tests hold it);
         // anything else is compared with a fresh run of the reference.
-        const bool plain = mem == nullptr && o.plant.empty() && P == 1 && stopped.empty();
+        const bool plain = !cuda && mem == nullptr && o.plant.empty() && P == 1 && stopped.empty();
         std::vector<MatrixB> yref;
         if (!plain) {
           auto r = ref->emulated(tier, contract);

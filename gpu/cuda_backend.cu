@@ -1,0 +1,114 @@
+// run_cuda(): uploads a case's inputs to one rank's buffers per fake rank,
+// poisons the outputs, runs the tier's pipeline from the table, downloads
+// every rank's Y. Also the GEMM every pipeline uses.
+#include <cstring>
+
+#include "cuda_backend.hpp"
+#include "ctx.cuh"
+
+namespace ltt::gpu {
+
+namespace {
+
+// The GPU pipelines, indexed by tier: the one place that names them all.
+using Pipeline = Status (*)(GpuCtx&);
+constexpr Pipeline kPipelines[kNumTiers] = {&tier0::run, &tier1::run, &tier2::run, &tier3::run, &tier4::run};
+
+constexpr uint16_t kPoisonBits = 0x7fa5;  // harness/backend.hpp's kPoison: a NaN no arithmetic produces
+
+Status upload(const MatrixB& m, bf* dst, cudaStream_t s) {
+  LTT_CUDA(cudaMemcpyAsync(dst, m.v.data(), m.size() * sizeof(bf), cudaMemcpyHostToDevice, s));
+  return {};
+}
+
+// The process's CUDA state, made once: streams and the cuBLAS handle.
+struct Runtime {
+  cudaStream_t s = nullptr, aux = nullptr;
+  cublasHandle_t blas = nullptr;
+  Status init() {
+    if (blas) return {};
+    LTT_CUDA(cudaSetDevice(0));
+    LTT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    LTT_CUDA(cudaStreamCreateWithFlags(&aux, cudaStreamNonBlocking));
+    LTT_CUBLAS(cublasCreate(&blas));
+    LTT_CUBLAS(cublasSetStream(blas, s));
+    // bf16 products accumulated in fp32 (CUBLAS_COMPUTE_32F below), as the
+    // contract declares; the default math mode allows no TF32 down-conversion.
+    LTT_CUBLAS(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
+    return {};
+  }
+};
+
+Runtime& runtime() {
+  static Runtime rt;
+  return rt;
+}
+
+}  // namespace
+
+Status GpuCtx::gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta) {
+  // Row-major C [M, n] is column-major C^T [n, M]: C^T = B A^T, with B
+  // row-major [n, K] read as column-major [K, n] and transposed.
+  const float alpha = 1.0f;
+  // With no addend, C is poisoned (NaN) first: an element the GEMM does not
+  // write shows. (compute-sanitizer's initcheck also does not see cuBLAS's
+  // bulk-copy stores as initialising C.)
+  if (beta == 0.0f)
+    LTT_CUDA(cudaMemset2DAsync(Cm, sizeof(float) * static_cast<size_t>(ldc), 0xff, sizeof(float) * static_cast<size_t>(n),
+                               static_cast<size_t>(M), s));
+  LTT_CUBLAS(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, M, K, &alpha, B, CUDA_R_16BF, ldb, A, CUDA_R_16BF, lda, &beta,
+                          Cm, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return {};
+}
+
+Status cuda_available() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return LTT_USAGE("--backend cuda: no CUDA device (", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices visible",
+                     "): run it on a machine with a GPU, or use --backend cpu");
+  }
+  return {};
+}
+
+Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
+                std::vector<MatrixB>& out) {
+  static_assert(sizeof(bf16) == sizeof(bf), "host and device bf16 differ in size");
+  if (tier < 0 || tier >= kNumTiers) return LTT_ERR(Errc::internal, "run_cuda: tier ", tier);
+  if (static_cast<int>(out.size()) != p.T)
+    return LTT_ERR(Errc::internal, "run_cuda: ", out.size(), " output buffers for T = ", p.T, " (fake ranks only)");
+  Runtime& rt = runtime();
+  LTT_TRY(rt.init());
+  GpuCtx c{p};
+  c.contract = contract;
+  c.fault_rank = fault_rank;
+  c.s = rt.s;
+  c.aux = rt.aux;
+  c.blas = rt.blas;
+  const size_t ML = static_cast<size_t>(p.M) * p.L, MH = static_cast<size_t>(p.M) * p.H;
+  LTT_TRY(c.R.alloc(p.T, ML));
+  LTT_TRY(c.S.alloc(p.T, MH));
+  LTT_TRY(c.Y.alloc(p.T, MH));
+  LTT_TRY(c.g.alloc(static_cast<size_t>(p.L)));
+  LTT_TRY(c.W.alloc(static_cast<size_t>(p.H) * p.L));
+  LTT_TRY(c.C.alloc(MH));
+  LTT_TRY(c.N.alloc(ML));
+  for (int r = 0; r < p.T; ++r) {
+    LTT_TRY(upload(in.R[static_cast<size_t>(r)], c.R[static_cast<size_t>(r)], c.s));
+    LTT_TRY(upload(in.S[static_cast<size_t>(r)], c.S[static_cast<size_t>(r)], c.s));
+    LTT_TRY(fill(c.Y[static_cast<size_t>(r)], MH, kPoisonBits, c.s));
+  }
+  LTT_TRY(upload(in.g, c.g.get(), c.s));
+  LTT_TRY(upload(in.W, c.W.get(), c.s));
+  Status run = kPipelines[tier](c);
+  // Every path waits for the streams before the buffers go.
+  const cudaError_t sync = cudaDeviceSynchronize();
+  LTT_TRY(run);
+  if (sync != cudaSuccess) return LTT_ERR(Errc::internal, "tier ", tier, " on the GPU: ", cudaGetErrorString(sync));
+  for (int r = 0; r < p.T; ++r)
+    LTT_CUDA(cudaMemcpy(out[static_cast<size_t>(r)].v.data(), c.Y[static_cast<size_t>(r)], MH * sizeof(bf), cudaMemcpyDeviceToHost));
+  return {};
+}
+
+}  // namespace ltt::gpu

@@ -1,0 +1,27 @@
+// Every CUDA runtime and cuBLAS call checked: a failure becomes a Status
+// naming the call, the error and the file and line.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "status.hpp"
+
+#define LTT_CUDA(call)                                                                                   \
+  do {                                                                                                   \
+    const cudaError_t ltt_e_ = (call);                                                                   \
+    if (ltt_e_ != cudaSuccess)                                                                           \
+      return ::ltt::Error{::ltt::Errc::internal, ::ltt::cat(#call, ": ", cudaGetErrorString(ltt_e_)),    \
+                          __FILE__, __LINE__, -1};                                                       \
+  } while (0)
+
+#define LTT_CUBLAS(call)                                                                                 \
+  do {                                                                                                   \
+    const cublasStatus_t ltt_s_ = (call);                                                                \
+    if (ltt_s_ != CUBLAS_STATUS_SUCCESS)                                                                 \
+      return ::ltt::Error{::ltt::Errc::internal, ::ltt::cat(#call, ": cuBLAS status ", static_cast<int>(ltt_s_)), \
+                          __FILE__, __LINE__, -1};                                                       \
+  } while (0)
+
+// After a kernel launch: the launch's own error.
+#define LTT_LAUNCHED() LTT_CUDA(cudaGetLastError())

@@ -1,0 +1,225 @@
+// The cuda backend's kernels (kernels.cuh).
+#include "cuda_check.cuh"
+#include "kernels.cuh"
+
+namespace ltt::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(size_t n) {
+  const size_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 65535u * 32u ? (b == 0 ? 1 : b) : 65535u * 32u);
+}
+
+__device__ float f(bf x) { return __bfloat162float(x); }
+__device__ bf r(float x) { return __float2bfloat16_rn(x); }
+
+// One-shot: rank order 0..T-1 in fp32, one rounding; every rank gets the sum.
+__global__ void allreduce_one_shot(bf* const* bufs, int T, size_t n) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    float acc = f(bufs[0][e]);
+    for (int q = 1; q < T; ++q) acc = __fadd_rn(acc, f(bufs[q][e]));
+    const bf y = r(acc);
+    for (int q = 0; q < T; ++q) bufs[q][e] = y;
+  }
+}
+
+// Ring: element e lies in chunk c = [n c / T, n (c+1) / T); its sum starts
+// with rank c+1's value and adds ranks c+2, ..., c+T (mod T), rounding to
+// bf16 at every hop.
+__device__ int chunk_of(size_t e, size_t n, int T) {
+  long long c = static_cast<long long>((static_cast<unsigned long long>(e) * T) / n);
+  while (c + 1 < T && n * static_cast<size_t>(c + 1) / static_cast<size_t>(T) <= e) ++c;
+  while (c > 0 && n * static_cast<size_t>(c) / static_cast<size_t>(T) > e) --c;
+  return static_cast<int>(c);
+}
+
+__global__ void allreduce_ring(bf* const* bufs, int T, size_t n) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const int c = chunk_of(e, n, T);
+    bf acc = bufs[(c + 1) % T][e];
+    for (int k = 1; k < T; ++k) acc = r(__fadd_rn(f(acc), f(bufs[(c + 1 + k) % T][e])));
+    for (int q = 0; q < T; ++q) bufs[q][e] = acc;
+  }
+}
+
+__global__ void reduce_scatter(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, int ring) {
+  const size_t n = static_cast<size_t>(rows) * ld;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(e / ld), col = static_cast<int>(e % ld);
+    const int sh = col / w, j = col % w;
+    const size_t at = static_cast<size_t>(i) * ld + col;
+    bf y;
+    if (!ring) {
+      float acc = f(in[0][at]);
+      for (int q = 1; q < T; ++q) acc = __fadd_rn(acc, f(in[q][at]));
+      y = r(acc);
+    } else {
+      bf acc = in[(sh + 1) % T][at];
+      for (int k = 1; k < T; ++k) acc = r(__fadd_rn(f(acc), f(in[(sh + 1 + k) % T][at])));
+      y = acc;
+    }
+    out[sh][static_cast<size_t>(i) * w + j] = y;
+  }
+}
+
+// One block per row: the sum of squares in fp32 (a tree over the block),
+// rstd = 1 / sqrt(ss / L + eps) correctly rounded at each step, then N.
+__global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+  const bf* z = Z + static_cast<size_t>(blockIdx.x) * ldz;
+  bf* out = N + static_cast<size_t>(blockIdx.x) * L;
+  float ss = 0.0f;
+  for (int k = threadIdx.x; k < L; k += blockDim.x) ss = __fadd_rn(ss, __fmul_rn(f(z[k]), f(z[k])));
+  for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_down_sync(0xffffffffu, ss, o));
+  __shared__ float warp_sums[32];
+  __shared__ float rstd_s;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = ss;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0.0f;
+    for (int i = 0; i < static_cast<int>(blockDim.x / 32); ++i) t = __fadd_rn(t, warp_sums[i]);
+    rstd_s = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(t, static_cast<float>(L)), eps)));
+  }
+  __syncthreads();
+  const float rstd = rstd_s;
+  for (int k = threadIdx.x; k < L; k += blockDim.x) {
+    const float zr = __fmul_rn(f(z[k]), rstd);
+    out[k] = fused ? r(__fmul_rn(zr, f(g[k]))) : r(__fmul_rn(f(r(zr)), f(g[k])));
+  }
+}
+
+__global__ void widen_k(const bf* src, int lds, float* dst, int ldd, int rows, int cols) {
+  const size_t n = static_cast<size_t>(rows) * cols;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const size_t i = e / cols, j = e % cols;
+    dst[i * ldd + j] = f(src[i * lds + j]);
+  }
+}
+
+__global__ void round_k(const float* src, int lds, bf* dst, int ldd, int rows, int cols, int nnz) {
+  const size_t n = static_cast<size_t>(rows) * cols;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const size_t i = e / cols, j = e % cols;
+    bf y = r(src[i * lds + j]);
+    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
+    dst[i * ldd + j] = y;
+  }
+}
+
+__global__ void add_round_k(bf* y, const bf* b, size_t n) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
+    y[e] = r(__fadd_rn(f(y[e]), f(b[e])));
+}
+
+__global__ void fill_k(bf* p, size_t n, unsigned short bits) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
+    p[e] = __ushort_as_bfloat16(bits);
+}
+
+__global__ void sanitize_k(bf* p, size_t n) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
+    if (__bfloat16_as_ushort(p[e]) == kNegZero) p[e] = __ushort_as_bfloat16(0);
+}
+
+__global__ void concat_k(const bf* R, const bf* S, bf* X, int M, int L, int H) {
+  const size_t w = static_cast<size_t>(L) + H, n = static_cast<size_t>(M) * w;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const size_t i = e / w, j = e % w;
+    X[e] = j < static_cast<size_t>(L) ? R[i * L + j] : S[i * H + (j - L)];
+  }
+}
+
+__global__ void lamport_publish_k(const bf* const* in, bf* recv, int T, int rows, int w) {
+  const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(rows) * ld;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const size_t i = e / ld, col = e % ld, q = col / w, j = col % w;
+    recv[e] = in[q][i * w + j];
+  }
+}
+
+__global__ void lamport_read_k(const bf* recv, bf* const* out, int T, size_t n, long long* stuck) {
+  const volatile unsigned short* slot = reinterpret_cast<const volatile unsigned short*>(recv);
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    unsigned short v = slot[e];
+    for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = slot[e];  // a Lamport reader waits for the slot
+    if (v == kNegZero) {
+      atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(e));
+      continue;
+    }
+    for (int q = 0; q < T; ++q) out[q][e] = __ushort_as_bfloat16(v);
+  }
+}
+
+}  // namespace
+
+Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s) {
+  if (algo == Algo::one_shot) allreduce_one_shot<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n);
+  else allreduce_ring<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s) {
+  reduce_scatter<<<blocks_for(static_cast<size_t>(rows) * ld), kThreads, 0, s>>>(in, out, T, rows, ld, w, algo == Algo::ring);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s) {
+  rmsnorm_rows<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int cols, cudaStream_t s) {
+  widen_k<<<blocks_for(static_cast<size_t>(rows) * cols), kThreads, 0, s>>>(src, ld_src, dst, ld_dst, rows, cols);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status round_to(const float* src, int ld_src, bf* dst, int ld_dst, int rows, int cols, bool no_neg_zero, cudaStream_t s) {
+  round_k<<<blocks_for(static_cast<size_t>(rows) * cols), kThreads, 0, s>>>(src, ld_src, dst, ld_dst, rows, cols, no_neg_zero);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status add_round(bf* y, const bf* b, size_t n, cudaStream_t s) {
+  add_round_k<<<blocks_for(n), kThreads, 0, s>>>(y, b, n);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status fill(bf* p, size_t n, uint16_t bits, cudaStream_t s) {
+  fill_k<<<blocks_for(n), kThreads, 0, s>>>(p, n, bits);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status sanitize(bf* p, size_t n, cudaStream_t s) {
+  sanitize_k<<<blocks_for(n), kThreads, 0, s>>>(p, n);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t s) {
+  concat_k<<<blocks_for(static_cast<size_t>(M) * (L + H)), kThreads, 0, s>>>(R, S, X, M, L, H);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s) {
+  lamport_publish_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, T, rows, w);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status lamport_read(const bf* recv, bf* const* out, int T, size_t n, long long* stuck, cudaStream_t s) {
+  lamport_read_k<<<blocks_for(n), kThreads, 0, s>>>(recv, out, T, n, stuck);
+  LTT_LAUNCHED();
+  return {};
+}
+
+}  // namespace ltt::gpu

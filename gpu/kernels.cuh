@@ -1,0 +1,49 @@
+// The cuda backend's kernels, each behind a launcher that returns a Status:
+// collectives over fake ranks (device arrays of the T ranks' buffers, the
+// orders of reference/comm.hpp), one-pass RMSNorm, conversions with the
+// tier's rounding points, and tier 0's Lamport all-gather. Every fp32
+// operation is written with an _rn intrinsic: no contraction into FMA where
+// the contract fixes a rounding.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "problem.hpp"
+#include "status.hpp"
+
+namespace ltt::gpu {
+
+using bf = __nv_bfloat16;
+constexpr uint16_t kNegZero = 0x8000;  // bf16 -0: the Lamport empty sentinel
+
+// In place: every rank's buffer (n elements) becomes the sum over the T ranks.
+Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s);
+// out_r [rows, w] = sum over ranks q of in_q[:, r w : (r+1) w] (in_q is `ld` wide).
+Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s);
+// N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
+Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s);
+// dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
+Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int cols, cudaStream_t s);
+// dst bf16 (ld_dst) = round-to-nearest-even of src fp32 (ld_src); with no_neg_zero, -0 becomes +0.
+Status round_to(const float* src, int ld_src, bf* dst, int ld_dst, int rows, int cols, bool no_neg_zero, cudaStream_t s);
+// y = bf16(float(y) + float(b)), n elements (tier 1's add: fp32, one rounding).
+Status add_round(bf* y, const bf* b, size_t n, cudaStream_t s);
+// Every element's bits set to `bits`.
+Status fill(bf* p, size_t n, uint16_t bits, cudaStream_t s);
+// -0 becomes +0 (what a Lamport writer does before it publishes).
+Status sanitize(bf* p, size_t n, cudaStream_t s);
+// X [M, L + H] = [R | S].
+Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t s);
+// Tier 0's Lamport all-gather: each rank q publishes its shard in_q [rows, w]
+// into the receive buffer `recv` [rows, T w] (pre-filled with -0); readers
+// copy recv into every rank's out_r, taking a slot only once it is not -0.
+// A slot still -0 after a bounded spin is a published -0 that a real reader
+// would wait for forever: its index lands in *stuck (else -1 is left there).
+Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s);
+Status lamport_read(const bf* recv, bf* const* out, int T, size_t n, long long* stuck, cudaStream_t s);
+
+}  // namespace ltt::gpu

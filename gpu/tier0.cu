@@ -1,0 +1,47 @@
+// Tier 0, TAIL_FUSION, on fake ranks (reference/tier0.cpp is the contract):
+// writers turn -0 into +0; Z = allreduce(R); S^(r) = reduce-scatter of S over
+// the hidden shards; N = RMSNorm(Z) (fused order); Y^(r) = N W[shard r]^T +
+// S^(r) in fp32, one rounding, -0 made +0; Y = Lamport all-gather of the
+// Y^(r) through a receive buffer pre-filled with -0. Staged kernels: the
+// fused single-kernel collective is not built yet.
+#include "ctx.cuh"
+
+namespace ltt::gpu::tier0 {
+
+Status run(GpuCtx& c) {
+  const Problem& p = c.p;
+  const int T = p.T, M = p.M, L = p.L, H = p.H, Hs = p.Hs();
+  for (int r = 0; r < T; ++r) {
+    LTT_TRY(sanitize(c.R[r], static_cast<size_t>(M) * L, c.s));
+    LTT_TRY(sanitize(c.S[r], static_cast<size_t>(M) * H, c.s));
+  }
+  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s));
+  RankBufs Ssh, Ysh;
+  LTT_TRY(Ssh.alloc(T, static_cast<size_t>(M) * Hs));
+  LTT_TRY(Ysh.alloc(T, static_cast<size_t>(M) * Hs));
+  LTT_TRY(reduce_scatter_cols(c.S.cdev(), Ssh.dev(), T, M, H, Hs, c.contract.algo, c.s));
+  for (int r = 0; r < T; ++r) {
+    LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
+    LTT_TRY(widen(Ssh[r], Hs, c.C.get(), Hs, M, Hs, c.s));
+    const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
+    LTT_TRY(c.gemm(c.N.get(), L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
+    LTT_TRY(round_to(c.C.get(), Hs, Ysh[r], Hs, M, Hs, true, c.s));
+  }
+  // The Lamport all-gather: publish into -0-filled slots, read once not -0.
+  DevBuf<bf> recv;
+  DevBuf<long long> stuck;
+  LTT_TRY(recv.alloc(static_cast<size_t>(M) * H));
+  LTT_TRY(stuck.alloc(1));
+  LTT_CUDA(cudaMemsetAsync(stuck.get(), 0xff, sizeof(long long), c.s));
+  LTT_TRY(fill(recv.get(), recv.size(), kNegZero, c.s));
+  LTT_TRY(lamport_publish(Ysh.cdev(), recv.get(), T, M, Hs, c.s));
+  LTT_TRY(lamport_read(recv.get(), c.Y.dev(), T, recv.size(), stuck.get(), c.s));
+  LTT_CUDA(cudaMemcpyAsync(&c.stuck, stuck.get(), sizeof(long long), cudaMemcpyDeviceToHost, c.s));
+  LTT_CUDA(cudaStreamSynchronize(c.s));
+  if (c.stuck >= 0)
+    return LTT_ERR(Errc::numerical, "tier 0's Lamport all-gather: rank ", (c.stuck % H) / Hs, " published -0 (the empty sentinel) at element [",
+                   c.stuck / H, ", ", c.stuck % H, "]: every reader would wait for it forever");
+  return {};
+}
+
+}  // namespace ltt::gpu::tier0
