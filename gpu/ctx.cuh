@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "inputs.hpp"
 #include "kernels.cuh"
 
 namespace ltt::gpu {
@@ -69,6 +70,12 @@ struct GpuCtx {
   DevBuf<bf> g, W;      // [L], [H, L]
   DevBuf<float> C;      // fp32 scratch of the GEMMs, [M, H]
   DevBuf<bf> N;         // RMSNorm output of the rank at hand, [M, L]
+  // Workspaces, allocated once per case (GpuCase::load) so that a timed rerun
+  // allocates nothing: tier 0's reduce-scattered S and output shards, its
+  // Lamport receive buffer and stuck-slot word; tier 3's concatenations.
+  RankBufs shard_s, shard_y, X;
+  DevBuf<bf> recv;
+  DevBuf<long long> stuck_dev;
   long long stuck = -1; // tier 0: the first slot a Lamport reader would wait for forever
 
   int w_shard(int r) const { return r == fault_rank ? (r + 1) % p.T : r; }
@@ -76,6 +83,22 @@ struct GpuCtx {
   // C [M, n] (row-major, ldc) = A [M, K] (lda) B [n, K]^T (ldb) + beta C.
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
+
+// A case on the device: the context plus pristine copies of the partials, so
+// that every run (the check's two, a benchmark's many) starts from the same
+// inputs with poisoned outputs.
+struct GpuCase {
+  explicit GpuCase(const Problem& p) : c(p) {}
+  GpuCtx c;
+  RankBufs R0, S0;
+  int tier = -1;
+  Status load(int tier, const Contract& contract, const Inputs& in, int fault_rank);
+  Status reset();  // partials from the pristine copies, outputs poisoned (stream-ordered)
+  Status run();    // the tier's pipeline, then a check that the device finished cleanly
+};
+
+// The case's tier's pipeline alone: no synchronisation, no check (timed runs).
+Status run_pipeline(GpuCase& g);
 
 // The pipelines, one per tier (gpu/tierK.cu), and their table.
 namespace tier0 { Status run(GpuCtx&); }

@@ -72,21 +72,21 @@ Status cuda_available() {
   return {};
 }
 
-Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
-                std::vector<MatrixB>& out) {
+Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank) {
   static_assert(sizeof(bf16) == sizeof(bf), "host and device bf16 differ in size");
-  if (tier < 0 || tier >= kNumTiers) return LTT_ERR(Errc::internal, "run_cuda: tier ", tier);
-  if (static_cast<int>(out.size()) != p.T)
-    return LTT_ERR(Errc::internal, "run_cuda: ", out.size(), " output buffers for T = ", p.T, " (fake ranks only)");
+  const Problem& p = c.p;
+  if (t < 0 || t >= kNumTiers) return LTT_ERR(Errc::internal, "GpuCase: tier ", t);
+  tier = t;
   Runtime& rt = runtime();
   LTT_TRY(rt.init());
-  GpuCtx c{p};
   c.contract = contract;
   c.fault_rank = fault_rank;
   c.s = rt.s;
   c.aux = rt.aux;
   c.blas = rt.blas;
   const size_t ML = static_cast<size_t>(p.M) * p.L, MH = static_cast<size_t>(p.M) * p.H;
+  LTT_TRY(R0.alloc(p.T, ML));
+  LTT_TRY(S0.alloc(p.T, MH));
   LTT_TRY(c.R.alloc(p.T, ML));
   LTT_TRY(c.S.alloc(p.T, MH));
   LTT_TRY(c.Y.alloc(p.T, MH));
@@ -94,20 +94,65 @@ Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inpu
   LTT_TRY(c.W.alloc(static_cast<size_t>(p.H) * p.L));
   LTT_TRY(c.C.alloc(MH));
   LTT_TRY(c.N.alloc(ML));
+  if (tier == 0) {
+    LTT_TRY(c.shard_s.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
+    LTT_TRY(c.shard_y.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
+    LTT_TRY(c.recv.alloc(MH));
+    LTT_TRY(c.stuck_dev.alloc(1));
+  }
+  if (tier == 3) LTT_TRY(c.X.alloc(p.T, static_cast<size_t>(p.M) * (p.L + p.H)));
   for (int r = 0; r < p.T; ++r) {
-    LTT_TRY(upload(in.R[static_cast<size_t>(r)], c.R[static_cast<size_t>(r)], c.s));
-    LTT_TRY(upload(in.S[static_cast<size_t>(r)], c.S[static_cast<size_t>(r)], c.s));
-    LTT_TRY(fill(c.Y[static_cast<size_t>(r)], MH, kPoisonBits, c.s));
+    LTT_TRY(upload(in.R[static_cast<size_t>(r)], R0[static_cast<size_t>(r)], c.s));
+    LTT_TRY(upload(in.S[static_cast<size_t>(r)], S0[static_cast<size_t>(r)], c.s));
   }
   LTT_TRY(upload(in.g, c.g.get(), c.s));
   LTT_TRY(upload(in.W, c.W.get(), c.s));
-  Status run = kPipelines[tier](c);
-  // Every path waits for the streams before the buffers go.
+  return {};
+}
+
+Status GpuCase::reset() {
+  const Problem& p = c.p;
+  const size_t ML = static_cast<size_t>(p.M) * p.L, MH = static_cast<size_t>(p.M) * p.H;
+  for (size_t r = 0; r < static_cast<size_t>(p.T); ++r) {
+    LTT_CUDA(cudaMemcpyAsync(c.R[r], R0[r], ML * sizeof(bf), cudaMemcpyDeviceToDevice, c.s));
+    LTT_CUDA(cudaMemcpyAsync(c.S[r], S0[r], MH * sizeof(bf), cudaMemcpyDeviceToDevice, c.s));
+    LTT_TRY(fill(c.Y[r], MH, kPoisonBits, c.s));
+  }
+  return {};
+}
+
+Status run_pipeline(GpuCase& g) { return kPipelines[g.tier](g.c); }
+
+Status GpuCase::run() {
+  Status s = run_pipeline(*this);
+  // Every path waits for the streams before anything is read or freed.
   const cudaError_t sync = cudaDeviceSynchronize();
-  LTT_TRY(run);
+  LTT_TRY(s);
   if (sync != cudaSuccess) return LTT_ERR(Errc::internal, "tier ", tier, " on the GPU: ", cudaGetErrorString(sync));
+  if (tier == 0) {
+    LTT_CUDA(cudaMemcpy(&c.stuck, c.stuck_dev.get(), sizeof(long long), cudaMemcpyDeviceToHost));
+    if (c.stuck >= 0) {
+      const long long H = c.p.H, Hs = c.p.Hs();
+      return LTT_ERR(Errc::numerical, "tier 0's Lamport all-gather: rank ", (c.stuck % H) / Hs,
+                     " published -0 (the empty sentinel) at element [", c.stuck / H, ", ", c.stuck % H,
+                     "]: every reader would wait for it forever");
+    }
+  }
+  return {};
+}
+
+Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
+                std::vector<MatrixB>& out) {
+  if (static_cast<int>(out.size()) != p.T)
+    return LTT_ERR(Errc::internal, "run_cuda: ", out.size(), " output buffers for T = ", p.T, " (fake ranks only)");
+  GpuCase g(p);
+  LTT_TRY(g.load(tier, contract, in, fault_rank));
+  LTT_TRY(g.reset());
+  LTT_TRY(g.run());
+  const size_t MH = static_cast<size_t>(p.M) * p.H;
   for (int r = 0; r < p.T; ++r)
-    LTT_CUDA(cudaMemcpy(out[static_cast<size_t>(r)].v.data(), c.Y[static_cast<size_t>(r)], MH * sizeof(bf), cudaMemcpyDeviceToHost));
+    LTT_CUDA(cudaMemcpy(out[static_cast<size_t>(r)].v.data(), g.c.Y[static_cast<size_t>(r)], MH * sizeof(bf),
+                        cudaMemcpyDeviceToHost));
   return {};
 }
 

@@ -1,5 +1,6 @@
-// The cuda backend of a build without CUDA: it says so.
+// The cuda backend and its timings in a build without CUDA: they say so.
 #include "cuda_backend.hpp"
+#include "cuda_bench.hpp"
 
 namespace ltt::gpu {
 
@@ -9,5 +10,11 @@ Status cuda_available() {
 }
 
 Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::vector<MatrixB>&) { return cuda_available(); }
+
+Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
+Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_tier0_rank(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
 }  // namespace ltt::gpu

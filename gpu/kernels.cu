@@ -91,6 +91,52 @@ __global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, fl
   }
 }
 
+// The same with 16-byte loads and stores (8 bf16 at a time) where L, the
+// row stride and the pointers allow: one block per row, the row read twice
+// (the second time from cache), N written once.
+__device__ float block_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v = __fadd_rn(v, __shfl_down_sync(0xffffffffu, v, o));
+  __shared__ float warp_sums[32];
+  __shared__ float total;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0.0f;
+    for (int i = 0; i < static_cast<int>(blockDim.x / 32); ++i) t = __fadd_rn(t, warp_sums[i]);
+    total = t;
+  }
+  __syncthreads();
+  return total;
+}
+
+__global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+  const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz);
+  const uint4* gv = reinterpret_cast<const uint4*>(g);
+  uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L);
+  const int nv = L / 8;
+  float ss = 0.0f;
+  for (int v = threadIdx.x; v < nv; v += blockDim.x) {
+    const uint4 q = z[v];
+    const bf* e = reinterpret_cast<const bf*>(&q);
+    for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+  }
+  const float t = block_sum(ss);
+  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(t, static_cast<float>(L)), eps)));
+  for (int v = threadIdx.x; v < nv; v += blockDim.x) {
+    const uint4 q = z[v], w = gv[v];
+    const bf* e = reinterpret_cast<const bf*>(&q);
+    const bf* gw = reinterpret_cast<const bf*>(&w);
+    uint4 o;
+    bf* y = reinterpret_cast<bf*>(&o);
+    for (int k = 0; k < 8; ++k) {
+      const float zr = __fmul_rn(f(e[k]), rstd);
+      y[k] = fused ? r(__fmul_rn(zr, f(gw[k]))) : r(__fmul_rn(f(r(zr)), f(gw[k])));
+    }
+    out[v] = o;
+  }
+}
+
 __global__ void widen_k(const bf* src, int lds, float* dst, int ldd, int rows, int cols) {
   const size_t n = static_cast<size_t>(rows) * cols;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
@@ -169,7 +215,11 @@ Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows,
 }
 
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s) {
-  rmsnorm_rows<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N))
+    rmsnorm_rows_vec<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
+  else
+    rmsnorm_rows<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
   LTT_LAUNCHED();
   return {};
 }

@@ -8,8 +8,7 @@ namespace ltt::gpu::tier3 {
 Status run(GpuCtx& c) {
   const Problem& p = c.p;
   const int T = p.T, M = p.M, L = p.L, H = p.H, X = L + H;
-  RankBufs Xb;
-  LTT_TRY(Xb.alloc(T, static_cast<size_t>(M) * X));
+  const RankBufs& Xb = c.X;
   for (int r = 0; r < T; ++r) LTT_TRY(concat(c.R[r], c.S[r], Xb[r], M, L, H, c.s));
   LTT_TRY(allreduce(Xb.dev(), T, static_cast<size_t>(M) * X, c.contract.algo, c.s));
   for (int r = 0; r < T; ++r) {
@@ -18,7 +17,6 @@ Status run(GpuCtx& c) {
     LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), H, M, H, L, 1.0f));
     LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
   }
-  LTT_CUDA(cudaStreamSynchronize(c.s));  // Xb is freed on return
   return {};
 }
 

@@ -6,6 +6,7 @@
 //   ltt regress DIR          regenerate a golden set, compare bit for bit
 //   ltt verify --case C --output O   check outputs made anywhere against a case
 //   ltt selftest [--bench]   the reference of every tier against the float64 truth
+//   ltt bench --backend cuda what the cuda backend's kernels and tiers cost, beside the roofline
 //
 // Every flag is parsed by one function of flags.hpp, the same in every
 // subcommand that takes it; a flag given twice, an empty value, a stray word
@@ -21,6 +22,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include "bench.hpp"
 #include "check.hpp"
 #include "flags.hpp"
 #include "golden.hpp"
@@ -277,13 +279,31 @@ int main(int argc, char** argv) {
   add(verify, "--ulp-max", vo.report.ulp_max, ulp_max_value, "also require every element within this many ULPs of the emulated reference (off by default)");
   add(verify, "--ulp-frac", vo.report.ulp_frac, ulp_frac_value, "also require at most this fraction (0..1) of elements differing from it (off by default)");
 
+  // ---- bench
+  ltt::BenchOptions bo;
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Time the cuda backend on the GPU at hand (device events, median of --reps after warm-ups): one RMSNorm, tier 0's "
+      "per-rank compute (collectives excluded), the full up-projection GEMM, and every tier end to end on T fake ranks, "
+      "each beside its memory roofline (the least bytes it must move / the copy bandwidth measured in the same run). "
+      "A case is checked before it is timed.");
+  add(bench, "--backend", bo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda"}); },
+      "cuda (the only timed backend)")->default_str("cuda");
+  add(bench, "--dims", bo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
+  add(bench, "--tp", bo.tp, tp_list, "TP sizes T")->default_str(join(bo.tp));
+  add(bench, "--tokens", bo.tokens, token_list, "token counts M")->default_str(join(bo.tokens));
+  add(bench, "--tier", bo.tiers, flags::tiers, "tiers timed end to end: 0..4, comma-separated, or all")->default_str("all");
+  add(bench, "--reps", bo.reps, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 100000); },
+      "timed runs per figure")->default_str("20");
+  add(bench, "--json", bo.json, path_value, "write the figures as JSON");
+
   // `ltt foo`: name the word, list the subcommands.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
       if (flags::launched_rank() != 0) return 2;
-      std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify or selftest (ltt --help)\n", argv[1]);
+      std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify, selftest or bench (ltt --help)\n", argv[1]);
       return 2;
     }
   }
@@ -321,6 +341,14 @@ int main(int argc, char** argv) {
         return fail(s.error());
       vo.report.command = command;
       auto r = ltt::run_verify(vo);
+      return r.ok() ? *r : fail(r.error());
+    }
+    if (bench->parsed()) {
+      if (refuse_under_mpirun("bench")) return 2;
+      if (!bo.json.empty())
+        if (auto s = flags::writable_file("--json", bo.json); !s.ok()) return fail(s.error());
+      bo.command = command;
+      auto r = ltt::run_bench(bo);
       return r.ok() ? *r : fail(r.error());
     }
     if (self->parsed()) {

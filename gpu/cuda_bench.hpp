@@ -1,0 +1,29 @@
+// Timings of the cuda backend (ltt bench): device events around the region,
+// a warm-up first, the median over repetitions; no CUDA types here.
+#pragma once
+
+#include "inputs.hpp"
+#include "problem.hpp"
+#include "status.hpp"
+
+namespace ltt::gpu {
+
+struct Timing {
+  double median_us = 0, min_us = 0;
+  int reps = 0;
+};
+
+// Device-to-device copy of `bytes` (read + written counted), GB/s, median.
+Result<double> copy_bandwidth(size_t bytes, int reps);
+// The tier's whole pipeline on all T fake ranks (collectives included); the
+// inputs are restored and the outputs poisoned between runs, untimed.
+Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);
+// One rank's RMSNorm kernel over its [M, L] (tier 1's order).
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps);
+// Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
+// reduced S shard added in fp32, the rounding): collectives excluded.
+Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps);
+// The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out).
+Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
+
+}  // namespace ltt::gpu
