@@ -85,6 +85,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       if (t != 0 && t != 2)
         return LTT_USAGE("--plant shard-off-by-one swaps the last rank's shard of W, which only tiers 0 and 2 shard: "
                          "tier ", t, " would run unplanted (select --tier 0, 2 or 0,2)");
+  if (o.plant == "rank-differs")
+    for (int T : o.tp)
+      if (T < 2) return LTT_USAGE("--plant rank-differs changes the last rank's output: T = ", T, " has no second rank");
   if (!o.inject.empty())
     for (int T : o.tp)
       if (o.inject_rank >= T)
@@ -95,8 +98,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       return LTT_USAGE("--tp ", T, " with ", P, " MPI processes: each process holds T/P ranks, so P must divide T (run mpirun -np P with P dividing every --tp)");
   for (int t : o.tiers)
     if (t < 0 || t >= kNumTiers) return LTT_USAGE("--tier ", t, " does not exist: tiers are 0..", kNumTiers - 1);
-  if (o.plant != "" && o.plant != "shard-off-by-one" && o.plant != "hang")
-    return LTT_USAGE("--plant '", o.plant, "': use shard-off-by-one or hang");
+  if (o.plant != "" && o.plant != "shard-off-by-one" && o.plant != "rank-differs")
+    return LTT_USAGE("--plant '", o.plant, "': use shard-off-by-one or rank-differs (hang is --inject hang)");
   Member member;
   if (!o.mutant.empty()) {
     const MutantDef* d = find_mutant(o.mutant);
@@ -211,6 +214,11 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                                      " (--inject ", o.inject, ")"));
         Status s = cuda ? gpu::run_cuda(p, tier, contract, in, fault, out[static_cast<size_t>(run)])
                         : run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
+        // --plant rank-differs: the last rank's output one bf16 step off in one element.
+        if (s.ok() && o.plant == "rank-differs" && local.back() == p.T - 1 && p.T > 1) {
+          MatrixB& y = out[static_cast<size_t>(run)].back();
+          y.at(p.M / 2, p.H / 2).bits ^= 1;
+        }
         if (!s.ok() && s.error().code == Errc::numerical && P == 1) {
           stopped = s.error().message;  // the pipeline could not finish: a failed case, not a failed run
           break;

@@ -166,9 +166,10 @@ int main(int argc, char** argv) {
       "random reduction orders and trees, split-K GEMMs, sum-of-squares orders, rsqrt within 2 ULP, FTZ on "
       "or off; every member must pass (the row shows the worst)");
   add(check, "--mutant", ck.mutant, path_value, "plant one bug in the cpu backend (names: ltt mutants --list)");
-  add(check, "--plant", ck.plant, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"shard-off-by-one", "hang"}); },
-      "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0; tiers 0 and 2) or hang "
-      "(= --inject hang --inject-rank 1)");
+  add(check, "--plant", ck.plant, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"shard-off-by-one", "rank-differs", "hang"}); },
+      "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0; tiers 0 and 2), "
+      "rank-differs (the last rank's output one bf16 step off in one element: only the cross-rank check sees it) or "
+      "hang (= --inject hang --inject-rank 1)");
   add(check, "--inject", ck.inject, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"crash", "hang", "exit"}); },
       "end the run the hard way, to prove the harness reports it: TP rank --inject-rank crashes (SIGSEGV), hangs, or "
       "exits early, at its first backend run; the run ends within --timeout naming the rank, with a non-zero exit");

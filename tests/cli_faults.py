@@ -26,8 +26,14 @@ checks = 0
 
 
 def run(args, timeout=120, **kw):
+    """Runs args; a run past `timeout` comes back as exit -9 with 'TIMEOUT' on stderr (a failed check, not a crash)."""
     t0 = time.time()
-    r = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired as e:
+        r = subprocess.CompletedProcess(args, -9, e.stdout or "", (e.stderr or "") + f"TIMEOUT after {timeout} s")
+        r.stdout = r.stdout.decode() if isinstance(r.stdout, bytes) else r.stdout
+        r.stderr = r.stderr.decode() if isinstance(r.stderr, bytes) else r.stderr
     r.seconds = time.time() - t0
     return r
 
@@ -182,6 +188,13 @@ elif cls == "messages":
     stfile.write(out, {"output.tier1.rank0": (dtype, shape, exp), "output.tier1.rank3": (dtype, shape, moved(2 * H + 17, 1))})
     r = run([ltt, "verify", "--case", case, "--output", out])
     expect(r.returncode == 1 and "rank 3 differs from rank 0 first at element [2, 17]" in r.stdout, "rank mismatch element", r)
+    # check's own cross-rank comparison names the rank and the element.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--dist", "realistic", "--plant", "rank-differs",
+             "--json", "rd.json"])
+    c = json.load(open("rd.json"))["cases"][0] if os.path.exists("rd.json") else {}
+    expect(r.returncode == 1 and "rank 7 differs from rank 0 first at element [2, 128]" in r.stdout
+           and c.get("failed_checks") == ["ranks"] and c.get("first_differing_rank") == 7,
+           "check --plant rank-differs: caught by the ranks check alone, rank and element named", r)
     # One NaN is one element outside.
     b = bytearray(exp)
     struct.pack_into("<H", b, 2 * 7, 0x7fc0)

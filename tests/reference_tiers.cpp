@@ -208,7 +208,8 @@ TEST_CASE("reference: the bounds are tight: each tier's largest err/bound stays 
     for (int tier = 0; tier < kNumTiers; ++tier) {
       CAPTURE(k.T);
       CAPTURE(k.M);
-      CAPTURE(name(k.dist));
+      const std::string dist = name(k.dist);
+      CAPTURE(dist);
       CAPTURE(tier);
       const Contract c = tier_def(tier).contract;
       const size_t t = static_cast<size_t>(tier);
