@@ -9,6 +9,7 @@
 
 #include "cuda_check.cuh"
 #include "inputs.hpp"
+#include "member.hpp"
 #include "kernels.cuh"
 
 namespace ltt::gpu {
@@ -64,6 +65,7 @@ struct GpuCtx {
   const Problem& p;
   Contract contract;
   int fault_rank = -1;  // this rank up-projects with the next rank's shard of W (tiers 0, 2)
+  Mutant mut = Mutant::none;  // a planted bug (supported(): the ones that make sense on the GPU)
   cudaStream_t s = nullptr, aux = nullptr;
   cublasHandle_t blas = nullptr;
   RankBufs R, S, Y;     // per rank: [M, L], [M, H], [M, H] (Y poisoned before the run)
@@ -74,12 +76,26 @@ struct GpuCtx {
   // allocates nothing: tier 0's reduce-scattered S and output shards, its
   // Lamport receive buffer and stuck-slot word; tier 3's concatenations.
   RankBufs shard_s, shard_y, X;
-  DevBuf<bf> recv;
   DevBuf<long long> stuck_dev;
+  // Tier 0's receive buffers: three, rotating, kept by the process across
+  // cases (cuda_backend.cu); each filled with -0 when made.
+  bf* lamport_buffer();
   long long stuck = -1; // tier 0: the first slot a Lamport reader would wait for forever
 
-  int w_shard(int r) const { return r == fault_rank ? (r + 1) % p.T : r; }
-  float eps() const { return static_cast<float>(p.eps); }
+  bool is(Mutant m) const { return mut == m; }
+  int w_shard(int r) const {
+    return (r == fault_rank || (is(Mutant::shard_last_rank) && r == p.T - 1)) ? (r + 1) % p.T : r;
+  }
+  float eps() const {
+    return is(Mutant::eps_missing) ? 0.0f : static_cast<float>(is(Mutant::eps_x10) ? 10 * p.eps : p.eps);
+  }
+  // The terms every reduction adds (drop-rank, double-rank).
+  Terms terms() const {
+    Terms t;
+    if (is(Mutant::drop_rank)) t.drop = p.T - 1;
+    if (is(Mutant::double_rank)) t.twice = p.T - 1;
+    return t;
+  }
   // C [M, n] (row-major, ldc) = A [M, K] (lda) B [n, K]^T (ldb) + beta C.
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
@@ -92,10 +108,13 @@ struct GpuCase {
   GpuCtx c;
   RankBufs R0, S0;
   int tier = -1;
-  Status load(int tier, const Contract& contract, const Inputs& in, int fault_rank);
+  Status load(int tier, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut = Mutant::none);
   Status reset();  // partials from the pristine copies, outputs poisoned (stream-ordered)
   Status run();    // the tier's pipeline, then a check that the device finished cleanly
 };
+
+// The mutants of reference/member.hpp that the GPU pipelines can plant.
+bool supported(Mutant m);
 
 // The case's tier's pipeline alone: no synchronisation, no check (timed runs).
 Status run_pipeline(GpuCase& g);

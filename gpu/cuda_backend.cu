@@ -2,6 +2,7 @@
 // poisons the outputs, runs the tier's pipeline from the table, downloads
 // every rank's Y. Also the GEMM every pipeline uses.
 #include <cstring>
+#include <utility>
 
 #include "cuda_backend.hpp"
 #include "ctx.cuh"
@@ -25,6 +26,10 @@ Status upload(const MatrixB& m, bf* dst, cudaStream_t s) {
 struct Runtime {
   cudaStream_t s = nullptr, aux = nullptr;
   cublasHandle_t blas = nullptr;
+  // Tier 0's three rotating Lamport receive buffers and how often they were used.
+  DevBuf<bf> lamport[3];
+  size_t lamport_elems = 0;
+  uint64_t lamport_uses = 0;
   Status init() {
     if (blas) return {};
     LTT_CUDA(cudaSetDevice(0));
@@ -72,7 +77,34 @@ Status cuda_available() {
   return {};
 }
 
-Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank) {
+bool supported(Mutant m) {
+  switch (m) {
+    case Mutant::none:
+    case Mutant::shard_last_rank:
+    case Mutant::drop_rank:
+    case Mutant::double_rank:
+    case Mutant::eps_missing:
+    case Mutant::eps_x10:
+    case Mutant::g_missing:
+    case Mutant::swap_shard_edge:
+    case Mutant::lamport_stale:
+    case Mutant::lamport_neg_zero:
+    case Mutant::last_row_unwritten:
+    case Mutant::tier1_own_s:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool supported_mutant(Mutant m) { return supported(m); }
+
+bf* GpuCtx::lamport_buffer() {
+  Runtime& rt = runtime();
+  return rt.lamport[rt.lamport_uses++ % 3].get();
+}
+
+Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut) {
   static_assert(sizeof(bf16) == sizeof(bf), "host and device bf16 differ in size");
   const Problem& p = c.p;
   if (t < 0 || t >= kNumTiers) return LTT_ERR(Errc::internal, "GpuCase: tier ", t);
@@ -81,6 +113,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   LTT_TRY(rt.init());
   c.contract = contract;
   c.fault_rank = fault_rank;
+  c.mut = mut;
   c.s = rt.s;
   c.aux = rt.aux;
   c.blas = rt.blas;
@@ -97,16 +130,30 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   if (tier == 0) {
     LTT_TRY(c.shard_s.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
-    LTT_TRY(c.recv.alloc(MH));
     LTT_TRY(c.stuck_dev.alloc(1));
+    if (MH > rt.lamport_elems) {  // larger buffers, filled with -0 (the empty sentinel)
+      for (auto& b : rt.lamport) {
+        LTT_TRY(b.alloc(MH));
+        LTT_TRY(fill(b.get(), MH, kNegZero, c.s));
+      }
+      rt.lamport_elems = MH;
+    }
   }
   if (tier == 3) LTT_TRY(c.X.alloc(p.T, static_cast<size_t>(p.M) * (p.L + p.H)));
   for (int r = 0; r < p.T; ++r) {
     LTT_TRY(upload(in.R[static_cast<size_t>(r)], R0[static_cast<size_t>(r)], c.s));
     LTT_TRY(upload(in.S[static_cast<size_t>(r)], S0[static_cast<size_t>(r)], c.s));
   }
-  LTT_TRY(upload(in.g, c.g.get(), c.s));
-  LTT_TRY(upload(in.W, c.W.get(), c.s));
+  if (c.is(Mutant::g_missing)) LTT_TRY(fill(c.g.get(), static_cast<size_t>(p.L), 0x3f80, c.s));  // bf16 1.0
+  else LTT_TRY(upload(in.g, c.g.get(), c.s));
+  if (c.is(Mutant::swap_shard_edge)) {  // W's rows Hs - 1 and Hs swapped: two output columns across a shard edge
+    MatrixB w = in.W;
+    for (int k = 0; k < p.L; ++k) std::swap(w.at(p.Hs() - 1, k), w.at(p.Hs(), k));
+    LTT_TRY(upload(w, c.W.get(), c.s));
+    LTT_CUDA(cudaStreamSynchronize(c.s));  // w is freed on return
+  } else {
+    LTT_TRY(upload(in.W, c.W.get(), c.s));
+  }
   return {};
 }
 
@@ -124,7 +171,13 @@ Status GpuCase::reset() {
 Status run_pipeline(GpuCase& g) { return kPipelines[g.tier](g.c); }
 
 Status GpuCase::run() {
-  Status s = run_pipeline(*this);
+  Status s = [&]() -> Status {
+    LTT_TRY(run_pipeline(*this));
+    if (c.is(Mutant::last_row_unwritten))  // the last token row never written: still poisoned
+      for (size_t r = 0; r < static_cast<size_t>(c.p.T); ++r)
+        LTT_TRY(fill(c.Y[r] + static_cast<size_t>(c.p.M - 1) * c.p.H, static_cast<size_t>(c.p.H), kPoisonBits, c.s));
+    return {};
+  }();
   // Every path waits for the streams before anything is read or freed.
   const cudaError_t sync = cudaDeviceSynchronize();
   LTT_TRY(s);
@@ -142,11 +195,12 @@ Status GpuCase::run() {
 }
 
 Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
-                std::vector<MatrixB>& out) {
+                std::vector<MatrixB>& out, Mutant mut) {
+  if (!supported(mut)) return LTT_USAGE("the cuda backend cannot plant this mutant (ltt mutants --backend cuda lists those it can)");
   if (static_cast<int>(out.size()) != p.T)
     return LTT_ERR(Errc::internal, "run_cuda: ", out.size(), " output buffers for T = ", p.T, " (fake ranks only)");
   GpuCase g(p);
-  LTT_TRY(g.load(tier, contract, in, fault_rank));
+  LTT_TRY(g.load(tier, contract, in, fault_rank, mut));
   LTT_TRY(g.reset());
   LTT_TRY(g.run());
   const size_t MH = static_cast<size_t>(p.M) * p.H;

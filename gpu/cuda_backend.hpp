@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "inputs.hpp"
+#include "member.hpp"
 #include "problem.hpp"
 #include "status.hpp"
 
@@ -25,7 +26,10 @@ Status cuda_available();
 // up-projects with the next rank's shard of W (tiers 0 and 2; --plant).
 // A pipeline that cannot finish (a Lamport reader that would wait forever)
 // returns an Errc::numerical error; a CUDA or cuBLAS failure names the call.
+// mut: a planted bug of reference/member.hpp's table, where the GPU
+// pipelines can plant it (supported_mutant()); others are refused.
 Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
-                std::vector<MatrixB>& out);
+                std::vector<MatrixB>& out, Mutant mut = Mutant::none);
+bool supported_mutant(Mutant m);
 
 }  // namespace ltt::gpu

@@ -17,10 +17,16 @@ __device__ float f(bf x) { return __bfloat162float(x); }
 __device__ bf r(float x) { return __float2bfloat16_rn(x); }
 
 // One-shot: rank order 0..T-1 in fp32, one rounding; every rank gets the sum.
-__global__ void allreduce_one_shot(bf* const* bufs, int T, size_t n) {
+// The sums start from -0, the identity of IEEE addition (-0 + x == x, bit for
+// bit), so a dropped first term needs no special case.
+__global__ void allreduce_one_shot(bf* const* bufs, int T, size_t n, Terms t) {
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    float acc = f(bufs[0][e]);
-    for (int q = 1; q < T; ++q) acc = __fadd_rn(acc, f(bufs[q][e]));
+    float acc = -0.0f;
+    for (int q = 0; q < T; ++q) {
+      if (q == t.drop) continue;
+      acc = __fadd_rn(acc, f(bufs[q][e]));
+      if (q == t.twice) acc = __fadd_rn(acc, f(bufs[q][e]));
+    }
     const bf y = r(acc);
     for (int q = 0; q < T; ++q) bufs[q][e] = y;
   }
@@ -36,16 +42,21 @@ __device__ int chunk_of(size_t e, size_t n, int T) {
   return static_cast<int>(c);
 }
 
-__global__ void allreduce_ring(bf* const* bufs, int T, size_t n) {
+__global__ void allreduce_ring(bf* const* bufs, int T, size_t n, Terms t) {
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
     const int c = chunk_of(e, n, T);
-    bf acc = bufs[(c + 1) % T][e];
-    for (int k = 1; k < T; ++k) acc = r(__fadd_rn(f(acc), f(bufs[(c + 1 + k) % T][e])));
+    bf acc = __float2bfloat16_rn(-0.0f);
+    for (int k = 0; k < T; ++k) {
+      const int q = (c + 1 + k) % T;
+      if (q == t.drop) continue;
+      acc = r(__fadd_rn(f(acc), f(bufs[q][e])));
+      if (q == t.twice) acc = r(__fadd_rn(f(acc), f(bufs[q][e])));
+    }
     for (int q = 0; q < T; ++q) bufs[q][e] = acc;
   }
 }
 
-__global__ void reduce_scatter(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, int ring) {
+__global__ void reduce_scatter(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, int ring, Terms t) {
   const size_t n = static_cast<size_t>(rows) * ld;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
     const int i = static_cast<int>(e / ld), col = static_cast<int>(e % ld);
@@ -53,12 +64,21 @@ __global__ void reduce_scatter(const bf* const* in, bf* const* out, int T, int r
     const size_t at = static_cast<size_t>(i) * ld + col;
     bf y;
     if (!ring) {
-      float acc = f(in[0][at]);
-      for (int q = 1; q < T; ++q) acc = __fadd_rn(acc, f(in[q][at]));
+      float acc = -0.0f;
+      for (int q = 0; q < T; ++q) {
+        if (q == t.drop) continue;
+        acc = __fadd_rn(acc, f(in[q][at]));
+        if (q == t.twice) acc = __fadd_rn(acc, f(in[q][at]));
+      }
       y = r(acc);
     } else {
-      bf acc = in[(sh + 1) % T][at];
-      for (int k = 1; k < T; ++k) acc = r(__fadd_rn(f(acc), f(in[(sh + 1 + k) % T][at])));
+      bf acc = __float2bfloat16_rn(-0.0f);
+      for (int k = 0; k < T; ++k) {
+        const int q = (sh + 1 + k) % T;
+        if (q == t.drop) continue;
+        acc = r(__fadd_rn(f(acc), f(in[q][at])));
+        if (q == t.twice) acc = r(__fadd_rn(f(acc), f(in[q][at])));
+      }
       y = acc;
     }
     out[sh][static_cast<size_t>(i) * w + j] = y;
@@ -178,10 +198,11 @@ __global__ void concat_k(const bf* R, const bf* S, bf* X, int M, int L, int H) {
   }
 }
 
-__global__ void lamport_publish_k(const bf* const* in, bf* recv, int T, int rows, int w) {
+__global__ void lamport_publish_k(const bf* const* in, bf* recv, int T, int rows, int w, int skip) {
   const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(rows) * ld;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
     const size_t i = e / ld, col = e % ld, q = col / w, j = col % w;
+    if (static_cast<int>(q) == skip) continue;
     recv[e] = in[q][i * w + j];
   }
 }
@@ -199,17 +220,36 @@ __global__ void lamport_read_k(const bf* recv, bf* const* out, int T, size_t n, 
   }
 }
 
+__global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w) {
+  const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(rows) * ld;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const size_t i = e / ld, col = e % ld, q = col / w, j = col % w;
+    const bf pub = in[q][i * w + j];
+    const bf old = recv[e];
+    const bf take = __bfloat16_as_ushort(old) == kNegZero ? pub : old;
+    for (int k = 0; k < T; ++k) out[k][e] = take;
+    recv[e] = pub;
+  }
+}
+
 }  // namespace
 
-Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s) {
-  if (algo == Algo::one_shot) allreduce_one_shot<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n);
-  else allreduce_ring<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n);
+Status lamport_race(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w, cudaStream_t s) {
+  lamport_race_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, out, T, rows, w);
   LTT_LAUNCHED();
   return {};
 }
 
-Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s) {
-  reduce_scatter<<<blocks_for(static_cast<size_t>(rows) * ld), kThreads, 0, s>>>(in, out, T, rows, ld, w, algo == Algo::ring);
+Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s, Terms terms) {
+  if (algo == Algo::one_shot) allreduce_one_shot<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n, terms);
+  else allreduce_ring<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n, terms);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s,
+                           Terms terms) {
+  reduce_scatter<<<blocks_for(static_cast<size_t>(rows) * ld), kThreads, 0, s>>>(in, out, T, rows, ld, w, algo == Algo::ring, terms);
   LTT_LAUNCHED();
   return {};
 }
@@ -260,8 +300,8 @@ Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t
   return {};
 }
 
-Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s) {
-  lamport_publish_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, T, rows, w);
+Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s, int skip) {
+  lamport_publish_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, T, rows, w, skip);
   LTT_LAUNCHED();
   return {};
 }

@@ -20,10 +20,17 @@ namespace ltt::gpu {
 using bf = __nv_bfloat16;
 constexpr uint16_t kNegZero = 0x8000;  // bf16 -0: the Lamport empty sentinel
 
+// Which terms a reduction adds: all T (the default), or, planted as mutants,
+// one rank's partial left out (drop) or counted twice (twice).
+struct Terms {
+  int drop = -1;
+  int twice = -1;
+};
 // In place: every rank's buffer (n elements) becomes the sum over the T ranks.
-Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s);
+Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s, Terms terms = {});
 // out_r [rows, w] = sum over ranks q of in_q[:, r w : (r+1) w] (in_q is `ld` wide).
-Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s);
+Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s,
+                           Terms terms = {});
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s);
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
@@ -43,7 +50,12 @@ Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t
 // copy recv into every rank's out_r, taking a slot only once it is not -0.
 // A slot still -0 after a bounded spin is a published -0 that a real reader
 // would wait for forever: its index lands in *stuck (else -1 is left there).
-Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s);
+// skip >= 0: that rank does not publish (a mutant).
+Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s, int skip = -1);
 Status lamport_read(const bf* recv, bf* const* out, int T, size_t n, long long* stuck, cudaStream_t s);
+// The lamport-stale mutant: buffers never cleared, and a reader faster than
+// the writers: a slot that is not -0 is taken at once (stale when left from
+// an earlier use), else the value the writer then publishes.
+Status lamport_race(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w, cudaStream_t s);
 
 }  // namespace ltt::gpu

@@ -11,28 +11,32 @@ namespace ltt::gpu::tier0 {
 Status run(GpuCtx& c) {
   const Problem& p = c.p;
   const int T = p.T, M = p.M, L = p.L, H = p.H, Hs = p.Hs();
-  for (int r = 0; r < T; ++r) {
+  const bool sanitise = !c.is(Mutant::lamport_neg_zero);
+  for (int r = 0; r < T && sanitise; ++r) {
     LTT_TRY(sanitize(c.R[r], static_cast<size_t>(M) * L, c.s));
     LTT_TRY(sanitize(c.S[r], static_cast<size_t>(M) * H, c.s));
   }
-  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s));
+  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
   const RankBufs& Ssh = c.shard_s;
   const RankBufs& Ysh = c.shard_y;
-  LTT_TRY(reduce_scatter_cols(c.S.cdev(), Ssh.dev(), T, M, H, Hs, c.contract.algo, c.s));
+  LTT_TRY(reduce_scatter_cols(c.S.cdev(), Ssh.dev(), T, M, H, Hs, c.contract.algo, c.s, c.terms()));
   for (int r = 0; r < T; ++r) {
     LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
     LTT_TRY(widen(Ssh[r], Hs, c.C.get(), Hs, M, Hs, c.s));
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
     LTT_TRY(c.gemm(c.N.get(), L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
-    LTT_TRY(round_to(c.C.get(), Hs, Ysh[r], Hs, M, Hs, true, c.s));
+    LTT_TRY(round_to(c.C.get(), Hs, Ysh[r], Hs, M, Hs, sanitise, c.s));
   }
-  // The Lamport all-gather: publish into -0-filled slots, read once not -0.
-  const DevBuf<bf>& recv = c.recv;
+  // The Lamport all-gather through the next of three rotating receive
+  // buffers (kept across cases, as a job keeps them): clear to -0, publish,
+  // read once not -0.
+  bf* recv = c.lamport_buffer();
   const DevBuf<long long>& stuck = c.stuck_dev;
   LTT_CUDA(cudaMemsetAsync(stuck.get(), 0xff, sizeof(long long), c.s));
-  LTT_TRY(fill(recv.get(), recv.size(), kNegZero, c.s));
-  LTT_TRY(lamport_publish(Ysh.cdev(), recv.get(), T, M, Hs, c.s));
-  LTT_TRY(lamport_read(recv.get(), c.Y.dev(), T, recv.size(), stuck.get(), c.s));
+  if (c.is(Mutant::lamport_stale)) return lamport_race(Ysh.cdev(), recv, c.Y.dev(), T, M, Hs, c.s);
+  LTT_TRY(fill(recv, static_cast<size_t>(M) * H, kNegZero, c.s));
+  LTT_TRY(lamport_publish(Ysh.cdev(), recv, T, M, Hs, c.s));
+  LTT_TRY(lamport_read(recv, c.Y.dev(), T, static_cast<size_t>(M) * H, stuck.get(), c.s));
   return {};  // GpuCase::run() reads the stuck slot once the device is done
 }
 

@@ -17,12 +17,24 @@ Status run(GpuCtx& c) {
     ~Events() { cudaEventDestroy(*a); if (*b) cudaEventDestroy(*b); }
   } events{&inputs_ready, &s_reduced};
   LTT_CUDA(cudaEventCreateWithFlags(&s_reduced, cudaEventDisableTiming));
+  if (c.is(Mutant::tier1_own_s)) {
+    // The aux stream's reduce not awaited: the add reads S_r as it was
+    // before the reduce (made deterministic: the reduce comes after).
+    LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
+    for (int r = 0; r < T; ++r) {
+      LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
+      LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), H, M, H, L, 0.0f));
+      LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
+      LTT_TRY(add_round(c.Y[r], c.S[r], static_cast<size_t>(M) * H, c.s));
+    }
+    return allreduce(c.S.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.s, c.terms());
+  }
   LTT_CUDA(cudaEventRecord(inputs_ready, c.s));
   LTT_CUDA(cudaStreamWaitEvent(c.aux, inputs_ready, 0));
-  LTT_TRY(allreduce(c.S.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.aux));
+  LTT_TRY(allreduce(c.S.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.aux, c.terms()));
   LTT_CUDA(cudaEventRecord(s_reduced, c.aux));
 
-  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s));
+  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
   for (int r = 0; r < T; ++r) {
     LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
     LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), H, M, H, L, 0.0f));

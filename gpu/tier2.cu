@@ -9,7 +9,7 @@ namespace ltt::gpu::tier2 {
 Status run(GpuCtx& c) {
   const Problem& p = c.p;
   const int T = p.T, M = p.M, L = p.L, H = p.H, Hs = p.Hs();
-  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s));
+  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
   for (int r = 0; r < T; ++r) {
     LTT_CUDA(cudaMemcpyAsync(c.Y[r], c.S[r], sizeof(bf) * M * static_cast<size_t>(H), cudaMemcpyDeviceToDevice, c.s));
     LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
@@ -19,7 +19,7 @@ Status run(GpuCtx& c) {
     LTT_TRY(c.gemm(c.N.get(), L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
     LTT_TRY(round_to(c.C.get(), Hs, own, H, M, Hs, false, c.s));
   }
-  return allreduce(c.Y.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.s);
+  return allreduce(c.Y.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.s, c.terms());
 }
 
 }  // namespace ltt::gpu::tier2

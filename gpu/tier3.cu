@@ -10,7 +10,7 @@ Status run(GpuCtx& c) {
   const int T = p.T, M = p.M, L = p.L, H = p.H, X = L + H;
   const RankBufs& Xb = c.X;
   for (int r = 0; r < T; ++r) LTT_TRY(concat(c.R[r], c.S[r], Xb[r], M, L, H, c.s));
-  LTT_TRY(allreduce(Xb.dev(), T, static_cast<size_t>(M) * X, c.contract.algo, c.s));
+  LTT_TRY(allreduce(Xb.dev(), T, static_cast<size_t>(M) * X, c.contract.algo, c.s, c.terms()));
   for (int r = 0; r < T; ++r) {
     LTT_TRY(rmsnorm(Xb[r], X, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
     LTT_TRY(widen(Xb[r] + L, X, c.C.get(), H, M, H, c.s));

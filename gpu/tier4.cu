@@ -8,7 +8,7 @@ namespace ltt::gpu::tier4 {
 Status run(GpuCtx& c) {
   const Problem& p = c.p;
   const int T = p.T, M = p.M, L = p.L, H = p.H, Ls = p.Ls();
-  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s));
+  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
   for (int r = 0; r < T; ++r) {
     LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
     LTT_TRY(widen(c.S[r], H, c.C.get(), H, M, H, c.s));
@@ -16,7 +16,7 @@ Status run(GpuCtx& c) {
     LTT_TRY(c.gemm(c.N.get() + k0, L, c.W.get() + k0, L, c.C.get(), H, M, H, Ls, 1.0f));
     LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
   }
-  return allreduce(c.Y.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.s);
+  return allreduce(c.Y.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.s, c.terms());
 }
 
 }  // namespace ltt::gpu::tier4

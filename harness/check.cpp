@@ -76,8 +76,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     LTT_TRY(gpu::cuda_available());
     if (P > 1)
       return LTT_USAGE("--backend cuda runs its T ranks as fake ranks on one GPU in one process: run it without mpirun");
-    if (!o.variants.empty() || !o.mutant.empty())
-      return LTT_USAGE("--variant and --mutant make the cpu backend a member or a mutant: use them with --backend cpu");
+    if (!o.variants.empty())
+      return LTT_USAGE("--variant makes the cpu backend a random member of the family: use it with --backend cpu");
   }
   // A fault that cannot apply is refused, never silently skipped.
   if (o.plant == "shard-off-by-one")
@@ -109,6 +109,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       return LTT_USAGE("--mutant '", o.mutant, "' does not exist: use one of ", names, " (ltt mutants --list)");
     }
     member.mut = d->m;
+    if (cuda && !gpu::supported_mutant(d->m))
+      return LTT_USAGE("--mutant ", o.mutant, ": the cuda backend cannot plant it (ltt mutants --backend cuda runs those it can)");
   }
   if ((!o.variants.empty() || !o.mutant.empty()) && P > 1)
     return LTT_USAGE("--variant and --mutant run fake ranks in one process: run them without mpirun");
@@ -212,7 +214,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           inject_fault(o.inject, cat(name_case, ": backend run 1: rank ", o.inject_rank, " of ", p.T, " ",
                                      o.inject == "hang" ? "hangs" : o.inject == "crash" ? "crashes" : "exits",
                                      " (--inject ", o.inject, ")"));
-        Status s = cuda ? gpu::run_cuda(p, tier, contract, in, fault, out[static_cast<size_t>(run)])
+        Status s = cuda ? gpu::run_cuda(p, tier, contract, in, fault, out[static_cast<size_t>(run)], member.mut)
                         : run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
         // --plant rank-differs: the last rank's output one bf16 step off in one element.
         if (s.ok() && o.plant == "rank-differs" && local.back() == p.T - 1 && p.T > 1) {

@@ -24,6 +24,7 @@
 
 #include "bench.hpp"
 #include "check.hpp"
+#include "cuda_backend.hpp"
 #include "flags.hpp"
 #include "golden.hpp"
 #include "invariance.hpp"
@@ -195,6 +196,10 @@ int main(int argc, char** argv) {
   add(mut, "--dims", mo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
   add(mut, "--dist", mo.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
   add(mut, "--seed", mo.seed, flags::u64, "input seed")->default_str("0");
+  add(mut, "--backend", mo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
+      "cpu, or cuda (the mutants its GPU pipelines can carry: shard-last-rank, drop-rank, double-rank, eps-missing, "
+      "eps-x10, g-missing, swap-shard-edge, lamport-stale, lamport-neg-zero, last-row-unwritten, tier1-own-s)")
+      ->default_str("cpu");
   add(mut, "--only", mo_only,
       [](const std::string& f, const std::string& s) -> ltt::Result<std::vector<std::string>> {
         std::vector<std::string> names;
@@ -362,7 +367,7 @@ int main(int argc, char** argv) {
         for (const auto& d : ltt::mutants()) {
           std::string t;
           for (int k : d.tiers) t += (t.empty() ? "" : ",") + std::to_string(k);
-          std::printf("%-20s tiers %-10s %s\n", d.name, t.c_str(), d.what);
+          std::printf("%-20s tiers %-10s %-5s %s\n", d.name, t.c_str(), ltt::gpu::supported_mutant(d.m) ? "+cuda" : "", d.what);
         }
         return 0;
       }

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "cuda_backend.hpp"
 #include "member.hpp"
 #include "report.hpp"
 #include "table.hpp"
@@ -21,9 +22,10 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   const double wall0 = now_seconds();
   for (const auto& n : only)
     if (!find_mutant(n)) return LTT_USAGE("mutant '", n, "' does not exist (ltt mutants --list)");
-  std::printf("# ltt mutants: each planted bug alone in the cpu backend, judged by ltt check's checks\n"
+  if (o.backend == "cuda") LTT_TRY(gpu::cuda_available());
+  std::printf("# ltt mutants: each planted bug alone in the %s backend, judged by ltt check's checks\n"
               "# cases: dims H %d L %d, T %s, M %s, dists %s (each mutant on the tiers it applies to)\n",
-              o.dims.H, o.dims.L, [&] { std::string x; for (int t : o.tp) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
+              o.backend.c_str(), o.dims.H, o.dims.L, [&] { std::string x; for (int t : o.tp) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
               [&] { std::string x; for (int t : o.tokens) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
               [&] { std::string x; for (Dist d : o.dists) x += cat(x.empty() ? "" : ",", name(d)); return x; }().c_str());
   Table t({{"mutant", "", 18}, {"tiers", "", 9}, {"cases", "", 5}, {"caught", "cases", 6}, {"by", "checks", 40},
@@ -52,6 +54,10 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   nlohmann::json jm = nlohmann::json::array();
   for (const MutantDef& d : mutants()) {
     if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
+    if (o.backend == "cuda" && !gpu::supported_mutant(d.m)) {
+      if (!only.empty()) return LTT_USAGE("mutant '", d.name, "': the cuda backend cannot plant it");
+      continue;  // not a bug the GPU pipelines can carry (listed with --list)
+    }
     CheckOptions c = o;
     c.mutant = d.name;
     c.quiet = true;

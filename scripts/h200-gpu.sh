@@ -36,6 +36,7 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
     step "sanitizer_$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 $ltt check --backend cuda --dims small --tp 8 --tokens 5 --dist realistic
   done
 fi
+step mutants $ltt mutants --backend cuda --dims k3 --tp 8 --tokens 5,33 --json "$out/mutants.json"
 [ "${BENCH:-1}" = 1 ] && step bench $ltt bench --backend cuda --dims k3 --tp 8 --tokens 1,5,33,128,256,2048,8192 --json "$out/bench.json"
 [ -n "$k3_tokens" ] && step k3 $ltt check --backend cuda --dims k3 --tp 8,16 --tokens "$k3_tokens" --json "$out/k3.json" --markdown "$out/k3.md"
 [ -n "${BIG:-}" ] && step k3_big $ltt check --backend cuda --dims k3 --tp 8 --tokens "$BIG" --dist realistic,adversarial --json "$out/k3_big.json"
