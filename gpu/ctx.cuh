@@ -76,7 +76,7 @@ struct GpuCtx {
   // allocates nothing: tier 0's reduce-scattered S and output shards, its
   // Lamport receive buffer and stuck-slot word; tier 3's concatenations.
   RankBufs shard_s, shard_y, X;
-  DevBuf<long long> stuck_dev;
+  DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
   // Tier 0's receive buffers: three, rotating, kept by the process across
   // cases (cuda_backend.cu); each filled with -0 when made.
   bf* lamport_buffer();

@@ -131,6 +131,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     LTT_TRY(c.shard_s.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.stuck_dev.alloc(1));
+    LTT_TRY(c.stuck_in.alloc(1));
     if (MH > rt.lamport_elems) {  // larger buffers, filled with -0 (the empty sentinel)
       for (auto& b : rt.lamport) {
         LTT_TRY(b.alloc(MH));
@@ -183,6 +184,17 @@ Status GpuCase::run() {
   LTT_TRY(s);
   if (sync != cudaSuccess) return LTT_ERR(Errc::internal, "tier ", tier, " on the GPU: ", cudaGetErrorString(sync));
   if (tier == 0) {
+    long long in_stuck = -1;
+    LTT_CUDA(cudaMemcpy(&in_stuck, c.stuck_in.get(), sizeof(long long), cudaMemcpyDeviceToHost));
+    if (in_stuck >= 0) {
+      const long long per_rank = static_cast<long long>(c.p.M) * (c.p.L + c.p.H), ML = static_cast<long long>(c.p.M) * c.p.L;
+      const long long r = in_stuck / per_rank, e = in_stuck % per_rank;
+      const bool in_R = e < ML;
+      const long long w = in_R ? c.p.L : c.p.H, k = in_R ? e : e - ML;
+      return LTT_ERR(Errc::numerical, "tier 0's fused ", in_R ? "all-reduce of R" : "reduce-scatter of S", ": rank ", r,
+                     " published -0 (the Lamport empty sentinel) at element [", k / w, ", ", k % w,
+                     "]: every reader would wait for it forever");
+    }
     LTT_CUDA(cudaMemcpy(&c.stuck, c.stuck_dev.get(), sizeof(long long), cudaMemcpyDeviceToHost));
     if (c.stuck >= 0) {
       const long long H = c.p.H, Hs = c.p.Hs();

@@ -220,6 +220,12 @@ __global__ void lamport_read_k(const bf* recv, bf* const* out, int T, size_t n, 
   }
 }
 
+__global__ void find_neg_zero_k(const bf* p, size_t n, long long base, long long* stuck) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
+    if (__bfloat16_as_ushort(p[e]) == kNegZero)
+      atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(base + static_cast<long long>(e)));
+}
+
 __global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w) {
   const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(rows) * ld;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
@@ -233,6 +239,12 @@ __global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, in
 }
 
 }  // namespace
+
+Status find_neg_zero(const bf* p, size_t n, long long base, long long* stuck, cudaStream_t s) {
+  find_neg_zero_k<<<blocks_for(n), kThreads, 0, s>>>(p, n, base, stuck);
+  LTT_LAUNCHED();
+  return {};
+}
 
 Status lamport_race(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w, cudaStream_t s) {
   lamport_race_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, out, T, rows, w);

@@ -53,6 +53,9 @@ Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t
 // skip >= 0: that rank does not publish (a mutant).
 Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s, int skip = -1);
 Status lamport_read(const bf* recv, bf* const* out, int T, size_t n, long long* stuck, cudaStream_t s);
+// Tier 0's fused collective reads R and S through Lamport slots too: the
+// first -0 among n elements (index base + e) lands in *stuck (atomic min).
+Status find_neg_zero(const bf* p, size_t n, long long base, long long* stuck, cudaStream_t s);
 // The lamport-stale mutant: buffers never cleared, and a reader faster than
 // the writers: a slot that is not -0 is taken at once (stale when left from
 // an earlier use), else the value the writer then publishes.

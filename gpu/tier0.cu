@@ -16,6 +16,14 @@ Status run(GpuCtx& c) {
     LTT_TRY(sanitize(c.R[r], static_cast<size_t>(M) * L, c.s));
     LTT_TRY(sanitize(c.S[r], static_cast<size_t>(M) * H, c.s));
   }
+  // What the fused collective's readers see: a -0 published in R or S would
+  // leave them waiting forever (GpuCase::run() reports it).
+  const long long per_rank = static_cast<long long>(M) * (L + H);
+  LTT_CUDA(cudaMemsetAsync(c.stuck_in.get(), 0xff, sizeof(long long), c.s));
+  for (int r = 0; r < T; ++r) {
+    LTT_TRY(find_neg_zero(c.R[r], static_cast<size_t>(M) * L, r * per_rank, c.stuck_in.get(), c.s));
+    LTT_TRY(find_neg_zero(c.S[r], static_cast<size_t>(M) * H, r * per_rank + static_cast<long long>(M) * L, c.stuck_in.get(), c.s));
+  }
   LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
   const RankBufs& Ssh = c.shard_s;
   const RankBufs& Ysh = c.shard_y;
