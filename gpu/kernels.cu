@@ -85,35 +85,7 @@ __global__ void reduce_scatter(const bf* const* in, bf* const* out, int T, int r
   }
 }
 
-// One block per row: the sum of squares in fp32 (a tree over the block),
-// rstd = 1 / sqrt(ss / L + eps) correctly rounded at each step, then N.
-__global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
-  const bf* z = Z + static_cast<size_t>(blockIdx.x) * ldz;
-  bf* out = N + static_cast<size_t>(blockIdx.x) * L;
-  float ss = 0.0f;
-  for (int k = threadIdx.x; k < L; k += blockDim.x) ss = __fadd_rn(ss, __fmul_rn(f(z[k]), f(z[k])));
-  for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_down_sync(0xffffffffu, ss, o));
-  __shared__ float warp_sums[32];
-  __shared__ float rstd_s;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) warp_sums[warp] = ss;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float t = 0.0f;
-    for (int i = 0; i < static_cast<int>(blockDim.x / 32); ++i) t = __fadd_rn(t, warp_sums[i]);
-    rstd_s = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(t, static_cast<float>(L)), eps)));
-  }
-  __syncthreads();
-  const float rstd = rstd_s;
-  for (int k = threadIdx.x; k < L; k += blockDim.x) {
-    const float zr = __fmul_rn(f(z[k]), rstd);
-    out[k] = fused ? r(__fmul_rn(zr, f(g[k]))) : r(__fmul_rn(f(r(zr)), f(g[k])));
-  }
-}
-
-// The same with 16-byte loads and stores (8 bf16 at a time) where L, the
-// row stride and the pointers allow: one block per row, the row read twice
-// (the second time from cache), N written once.
+// The sum over the block (a tree of fp32 additions), returned to every thread.
 __device__ float block_sum(float v) {
   for (int o = 16; o > 0; o /= 2) v = __fadd_rn(v, __shfl_down_sync(0xffffffffu, v, o));
   __shared__ float warp_sums[32];
@@ -130,6 +102,24 @@ __device__ float block_sum(float v) {
   return total;
 }
 
+// One block per row: the sum of squares in fp32 (a tree over the block),
+// rstd = 1 / sqrt(ss / L + eps) correctly rounded at each step, then N.
+__global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+  const bf* z = Z + static_cast<size_t>(blockIdx.x) * ldz;
+  bf* out = N + static_cast<size_t>(blockIdx.x) * L;
+  float ss = 0.0f;
+  for (int k = threadIdx.x; k < L; k += blockDim.x) ss = __fadd_rn(ss, __fmul_rn(f(z[k]), f(z[k])));
+  const float t = block_sum(ss);
+  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(t, static_cast<float>(L)), eps)));
+  for (int k = threadIdx.x; k < L; k += blockDim.x) {
+    const float zr = __fmul_rn(f(z[k]), rstd);
+    out[k] = fused ? r(__fmul_rn(zr, f(g[k]))) : r(__fmul_rn(f(r(zr)), f(g[k])));
+  }
+}
+
+// The same with 16-byte loads and stores (8 bf16 at a time) where L, the
+// row stride and the pointers allow: one block per row, the row read twice
+// (the second time from cache), N written once.
 __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
   const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz);
   const uint4* gv = reinterpret_cast<const uint4*>(g);

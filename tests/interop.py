@@ -19,6 +19,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stfile  # noqa: E402
+
 ltt, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
 gold = os.path.join(work, "gold")
@@ -50,18 +53,7 @@ assert hashlib.sha256(raw).hexdigest() == entry["sha256"], "SHA-256 differs from
 assert meta == entry["metadata"]
 
 
-def serialise(tensors, metadata):
-    """tensors: name -> (dtype, shape, bytes)."""
-    head, blob = {}, b""
-    for name in sorted(tensors):
-        dtype, shape, b = tensors[name]
-        head[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(blob), len(blob) + len(b)]}
-        blob += b
-    if metadata:
-        head["__metadata__"] = metadata
-    h = json.dumps(head, separators=(",", ":"), sort_keys=True).encode("utf-8")
-    h += b" " * (-len(h) % 8)
-    return struct.pack("<Q", len(h)) + h + blob
+serialise = stfile.serialise
 
 
 tensors = {k: (v["dtype"], v["shape"], data[v["data_offsets"][0]:v["data_offsets"][1]]) for k, v in header.items()}
