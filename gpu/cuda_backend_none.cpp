@@ -18,4 +18,10 @@ Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int) { return cuda_av
 Result<Timing> time_tier0_rank(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
+Status warm_up(double) { return cuda_available(); }
+Result<Timing> time_launch(int, int) { return cuda_available().error(); }
+Result<Timing> time_gemm_shard_seq(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }
+Result<Timing> time_widen(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_round(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+
 }  // namespace ltt::gpu

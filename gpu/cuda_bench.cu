@@ -57,6 +57,72 @@ Result<double> copy_bandwidth(size_t bytes, int reps) {
   return static_cast<double>(bytes) / (t->median_us * 1e3);  // bytes per ns = GB/s
 }
 
+Status warm_up(double ms) {
+  DevBuf<bf> a;
+  LTT_TRY(a.alloc(size_t(1) << 29));  // 1 GiB of bf16
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  LTT_CUDA(cudaEventCreate(&e0));
+  LTT_CUDA(cudaEventCreate(&e1));
+  struct Free {
+    cudaEvent_t x, y;
+    ~Free() { cudaEventDestroy(x); cudaEventDestroy(y); }
+  } free_events{e0, e1};
+  LTT_CUDA(cudaEventRecord(e0, nullptr));
+  for (float spent = 0; spent < ms;) {
+    for (int i = 0; i < 20; ++i) LTT_TRY(fill(a.get(), a.size(), static_cast<uint16_t>(0x3c00 + i), nullptr));
+    LTT_CUDA(cudaEventRecord(e1, nullptr));
+    LTT_CUDA(cudaEventSynchronize(e1));
+    LTT_CUDA(cudaEventElapsedTime(&spent, e0, e1));
+  }
+  return {};
+}
+
+Result<Timing> time_launch(int count, int reps) {
+  DevBuf<bf> a;
+  LTT_TRY(a.alloc(1));
+  auto t = timed(nullptr, reps, [&]() -> Status {
+    for (int i = 0; i < count; ++i) LTT_TRY(fill(a.get(), 1, 0, nullptr));
+    return {};
+  }, nothing);
+  if (!t.ok()) return t.error();
+  t->median_us /= count;
+  t->min_us /= count;
+  return t;
+}
+
+Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps) {
+  GpuCase g(p);
+  LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
+  LTT_TRY(g.reset());
+  GpuCtx& c = g.c;
+  const int Hs = p.Hs();
+  auto t = timed(c.s, reps, [&]() -> Status {
+    for (int i = 0; i < count; ++i) LTT_TRY(c.gemm(c.R[0], p.L, c.W.get(), p.L, c.C.get(), Hs, p.M, Hs, p.L, 1.0f));
+    return {};
+  }, nothing);
+  if (!t.ok()) return t.error();
+  t->median_us /= count;
+  t->min_us /= count;
+  return t;
+}
+
+Result<Timing> time_widen(const Problem& p, const Inputs& in, int reps) {
+  GpuCase g(p);
+  LTT_TRY(g.load(1, Contract{}, in, -1));
+  LTT_TRY(g.reset());
+  GpuCtx& c = g.c;
+  return timed(c.s, reps, [&] { return widen(c.S[0], p.H, c.C.get(), p.H, p.M, p.H, c.s); }, nothing);
+}
+
+Result<Timing> time_round(const Problem& p, const Inputs& in, int reps) {
+  GpuCase g(p);
+  LTT_TRY(g.load(1, Contract{}, in, -1));
+  LTT_TRY(g.reset());
+  GpuCtx& c = g.c;
+  LTT_TRY(widen(c.S[0], p.H, c.C.get(), p.H, p.M, p.H, c.s));
+  return timed(c.s, reps, [&] { return round_to(c.C.get(), p.H, c.Y[0], p.H, p.M, p.H, false, c.s); }, nothing);
+}
+
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps) {
   GpuCase g(p);
   LTT_TRY(g.load(tier, c, in, -1));

@@ -26,4 +26,17 @@ Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps);
 // The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out).
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
 
+// The GPU busy for about `ms` milliseconds (GEMMs), so that clocks have
+// left idle before the first timed figure.
+Status warm_up(double ms);
+// The cost of one small kernel inside a stream of them (what a pipeline of
+// launches pays per kernel): `count` one-element kernels between two events.
+Result<Timing> time_launch(int count, int reps);
+// `count` back-to-back shard GEMMs of rank 0 ([M, L] x [L, H/T]^T, fp32 out
+// with the S shard as addend): per GEMM.
+Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps);
+// The fp32 <-> bf16 conversions of [M, H] (the staged pipelines' epilogue kernels).
+Result<Timing> time_widen(const Problem& p, const Inputs& in, int reps);
+Result<Timing> time_round(const Problem& p, const Inputs& in, int reps);
+
 }  // namespace ltt::gpu

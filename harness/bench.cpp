@@ -12,6 +12,7 @@
 #include "flags.hpp"
 #include "gpu/device.hpp"
 #include "inputs.hpp"
+#include "simulate.hpp"
 #include "table.hpp"
 #include "tier.hpp"
 
@@ -28,6 +29,7 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   LTT_TRY(flags::fits_in_memory(ps, "bench"));
   const double wall0 = now_seconds();
+  LTT_TRY(gpu::warm_up(500));  // clocks out of idle before the first figure
   auto bw = gpu::copy_bandwidth(size_t(1) << 31, o.reps);
   if (!bw.ok()) return bw.error();
   const double GBps = *bw;
@@ -48,6 +50,11 @@ Result<int> run_bench(const BenchOptions& o) {
                     {"bytes", bytes}, {"roofline_us", bytes > 0 ? nlohmann::json(roof) : nlohmann::json(nullptr)},
                     {"flops", flops}});
   };
+  {
+    auto l = gpu::time_launch(200, o.reps);
+    if (!l.ok()) return l.error();
+    row("launch", Problem{}, *l, 0, 0);
+  }
   for (const Problem& p : ps) {
     const Inputs in = generate_inputs(p);
     const double M = p.M, L = p.L, H = p.H, Hs = p.Hs();
@@ -60,6 +67,15 @@ Result<int> run_bench(const BenchOptions& o) {
       // Z, g, W's shard, S's shard read; Y's shard written (bf16).
       row("tier0-rank", p, *t0, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
     }
+    auto wd = gpu::time_widen(p, in, o.reps);
+    if (!wd.ok()) return wd.error();
+    row("widen", p, *wd, 6 * M * H, 0);
+    auto rd = gpu::time_round(p, in, o.reps);
+    if (!rd.ok()) return rd.error();
+    row("round", p, *rd, 6 * M * H, 0);
+    auto gs = gpu::time_gemm_shard_seq(p, in, 20, o.reps);
+    if (!gs.ok()) return gs.error();
+    row("gemm-shard", p, *gs, 2 * (M * L + Hs * L) + 8 * M * Hs, 2 * M * Hs * L);
     auto gm = gpu::time_gemm_full(p, in, o.reps);
     if (!gm.ok()) return gm.error();
     row("gemm-full", p, *gm, 2 * (M * L + H * L) + 4 * 2 * M * H, 2 * M * H * L);
@@ -72,16 +88,22 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding, collectives excluded; wall %.1f s\n",
+              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding, collectives excluded; launch: one small\n"
+              "# kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
               now_seconds() - wall0);
+  const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
+                           {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
   if (!o.json.empty()) {
     std::ofstream f(o.json);
-    f << nlohmann::json{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
-                        {"reps", o.reps}, {"rows", rows}}
-             .dump(2)
-      << "\n";
+    f << doc.dump(2) << "\n";
     f.close();
     if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+  }
+  if (!o.machine_out.empty()) {  // the calibration ltt simulate reads
+    auto m = fit_machine(doc);
+    if (!m.ok()) return m.error();
+    LTT_TRY(save_machine(*m, o.machine_out));
+    std::printf("# calibration written to %s (ltt simulate --machine %s)\n", o.machine_out.c_str(), o.machine_out.c_str());
   }
   return 0;
 }

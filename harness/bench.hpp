@@ -20,6 +20,7 @@ struct BenchOptions {
   int reps = 20;
   std::string backend = "cuda";
   std::string json;
+  std::string machine_out;  // write the fitted timing-model calibration here (ltt simulate --machine)
   std::string command;
 };
 

@@ -7,6 +7,7 @@
 //   ltt verify --case C --output O   check outputs made anywhere against a case
 //   ltt selftest [--bench]   the reference of every tier against the float64 truth
 //   ltt bench --backend cuda what the cuda backend's kernels and tiers cost, beside the roofline
+//   ltt simulate             a timing model of the tiers at any TP and M (no GPU needed)
 //
 // Every flag is parsed by one function of flags.hpp, the same in every
 // subcommand that takes it; a flag given twice, an empty value, a stray word
@@ -15,12 +16,15 @@
 // input or usage (also: ran nothing, out of memory).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <new>
 #include <string>
 #include <thread>
 
 #include <mpi.h>
 #include <omp.h>
+#include <nlohmann/json.hpp>
 
 #include "bench.hpp"
 #include "check.hpp"
@@ -33,6 +37,7 @@
 #include "problem.hpp"
 #include "process.hpp"
 #include "selftest.hpp"
+#include "simulate.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -302,6 +307,54 @@ int main(int argc, char** argv) {
   add(bench, "--reps", bo.reps, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 100000); },
       "timed runs per figure")->default_str("20");
   add(bench, "--json", bo.json, path_value, "write the figures as JSON");
+  add(bench, "--machine-out", bo.machine_out, path_value, "write the timing model's calibration fitted from these figures (ltt simulate --machine)");
+
+  // ---- simulate
+  ltt::SimulateOptions so;
+  std::string so_fit, so_machine_out;
+  auto* simulate = app.add_subcommand(
+      "simulate",
+      "Predict each tier's latency at TP sizes T and token counts M from a timing model (kernels: launch floor, bytes / "
+      "bandwidth, FLOPs / rate; collectives: latency + bytes / link bandwidth; tier 1's aux stream overlapped), with the "
+      "fastest tier per M, the crossovers and the thresholds the production selection would need. The machine file "
+      "(--machine) comes from ltt bench --machine-out; the default is the H200 + NVLink one (bench/machines/h200.json). "
+      "No GPU needed.");
+  add(simulate, "--tp", so.tp, tp_list, "TP sizes T")->default_str("8,16,32");
+  add(simulate, "--tokens", so.tokens,
+      [](const std::string& f, const std::string& s) -> ltt::Result<std::vector<int>> {
+        const size_t dots = s.find("..");
+        if (dots == std::string::npos) return flags::int_list(f, s, 1, 1 << 30);
+        auto a = flags::integer(f, s.substr(0, dots), 1, 1 << 30);
+        auto b = flags::integer(f, s.substr(dots + 2), 1, 1 << 30);
+        if (!a.ok()) return a.error();
+        if (!b.ok()) return b.error();
+        if (*a > *b) return LTT_USAGE(f, " '", s, "': the range runs backwards");
+        std::vector<int> v;
+        for (long m = *a; m < *b; m *= 2) v.push_back(static_cast<int>(m));
+        v.push_back(*b);
+        return v;
+      },
+      "token counts: a comma list, or A..B (powers of two from A, and B)")->default_str("1..16384");
+  add(simulate, "--dims", so.dims, flags::dims, "k3, small or H,L")->default_str("k3");
+  add(simulate, "--machine", so.machine, path_value, "machine file (JSON, from ltt bench --machine-out)");
+  simulate->add_flag("--fake", so.fake, "model all T ranks as fake ranks on one GPU (what ltt bench measures)");
+  add(simulate, "--check", so.check, path_value, "compare predicted fake-rank times with an ltt bench --json file (exit 1 when off by > 25%)");
+  add(simulate, "--fit", so_fit, path_value, "fit a machine file from an ltt bench --json file (with --machine-out)");
+  add(simulate, "--machine-out", so_machine_out, path_value, "where --fit writes the machine file");
+  add(simulate, "--json", so.json, path_value, "write the predictions as JSON");
+  add(simulate, "--svg", so.svg, path_value, "draw latency against M per tier (log axes, crossovers marked) as an SVG");
+  std::vector<std::pair<const char*, double*>> what_if = {
+      {"--copy-GBps", &so.m.copy_GBps}, {"--link-GBps", &so.m.link_GBps}, {"--link-us", &so.m.link_us},
+      {"--nccl-us", &so.m.nccl_us}, {"--net-GBps", &so.m.net_GBps}, {"--net-us", &so.m.net_us}};
+  std::map<std::string, double> what_if_values;
+  for (const auto& [flag, field] : what_if) {
+    (void)field;
+    add(simulate, flag, what_if_values[flag], [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1e9, true); },
+        "what-if: replace the machine file's figure");
+  }
+  int gpus_per_node = 0;
+  add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 1024); },
+      "what-if: GPUs per node (T above it spans nodes: the network joins the collectives)");
 
   // `ltt foo`: name the word, list the subcommands.
   if (argc > 1 && argv[1][0] != '-') {
@@ -309,7 +362,7 @@ int main(int argc, char** argv) {
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
       if (flags::launched_rank() != 0) return 2;
-      std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify, selftest or bench (ltt --help)\n", argv[1]);
+      std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify, selftest, bench or simulate (ltt --help)\n", argv[1]);
       return 2;
     }
   }
@@ -355,6 +408,40 @@ int main(int argc, char** argv) {
         if (auto s = flags::writable_file("--json", bo.json); !s.ok()) return fail(s.error());
       bo.command = command;
       auto r = ltt::run_bench(bo);
+      return r.ok() ? *r : fail(r.error());
+    }
+    if (simulate->parsed()) {
+      so.command = command;
+      if (!so_fit.empty()) {
+        if (so_machine_out.empty()) return fail(LTT_USAGE("--fit needs --machine-out FILE"));
+        std::ifstream f(so_fit);
+        if (!f) return fail(LTT_USAGE("--fit ", so_fit, ": cannot read it"));
+        nlohmann::json b;
+        try {
+          b = nlohmann::json::parse(f);
+        } catch (const std::exception& e) {
+          return fail(LTT_USAGE("--fit ", so_fit, ": not JSON: ", e.what()));
+        }
+        auto m = ltt::fit_machine(b);
+        if (!m.ok()) return fail(m.error());
+        if (auto s = ltt::save_machine(*m, so_machine_out); !s.ok()) return fail(s.error());
+        std::printf("# fitted %s from %s\n", so_machine_out.c_str(), so_fit.c_str());
+        return 0;
+      }
+      if (!so.machine.empty()) {
+        auto m = ltt::load_machine(so.machine);
+        if (!m.ok()) return fail(m.error());
+        so.m = *m;
+      } else {
+        so.m.name = "NVIDIA H200 + NVLink (built in: bench/machines/h200.json)";
+      }
+      for (const auto& [flag, field] : what_if)
+        if (simulate->count(flag)) *field = what_if_values[flag];
+      if (simulate->count("--gpus-per-node")) so.m.gpus_per_node = gpus_per_node;
+      for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}})
+        if (!p.empty())
+          if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
+      auto r = ltt::run_simulate(so);
       return r.ok() ? *r : fail(r.error());
     }
     if (self->parsed()) {

@@ -1,0 +1,370 @@
+// ltt simulate: the timing model, its machine files, its check against
+// ltt bench's measurements, and its table, JSON and SVG.
+#include "simulate.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include "table.hpp"
+
+namespace ltt {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A kernel moving `bytes`: the launch floor or the bandwidth.
+double kern(const Machine& m, double bytes) { return std::max(m.launch_us, bytes / (m.copy_GBps * 1e3 * m.elem_eff)); }
+
+// C [M, n] (fp32) = A [M, K] B [n, K]^T (+ C with an addend): the GEMM floor,
+// the weight-bound time or the compute-bound time.
+double gemm(const Machine& m, double M, double n, double K, bool addend) {
+  const double bytes = 2 * (M * K + n * K) + 4 * M * n * (addend ? 2 : 1);
+  return std::max({m.gemm_floor_us, bytes / (m.copy_GBps * 1e3 * m.gemm_mem_eff), 2 * M * n * K / (m.gemm_TFLOPs * 1e6)});
+}
+
+// NCCL's ring all-reduce (2 (T-1)/T of the bytes over each link) or
+// reduce-scatter (half of it); ranks on several nodes add the network's share.
+double nccl(const Machine& m, int T, double bytes, bool all_reduce) {
+  const double f = (all_reduce ? 2.0 : 1.0) * (T - 1) / T;
+  double t = m.nccl_us + f * bytes / (m.link_GBps * 1e3);
+  if (T > m.gpus_per_node) {
+    const int nodes = (T + m.gpus_per_node - 1) / m.gpus_per_node;
+    t += m.net_us + (all_reduce ? 2.0 : 1.0) * (nodes - 1) / nodes * bytes / (m.net_GBps * 1e3);
+  }
+  return t;
+}
+
+// Peer memory (tier 0): every rank reads `read` bytes from its T-1 peers.
+double peer(const Machine& m, int T, double read) { return m.link_us + (T - 1) * read / (m.link_GBps * 1e3); }
+
+}  // namespace
+
+double predict_us(const Machine& m, int tier, Dims d, int T, int M, bool fake) {
+  if (tier == 0 && (M > 128 || T < 2 || (!fake && T > m.gpus_per_node))) return kNaN;
+  const double H = d.H, L = d.L, Mf = M, Hs = H / T, Ls = L / T;
+  const double n = fake ? T : 1;  // per-rank kernels: once per rank on its GPU, or T times on one
+  // A collective of `bytes` per rank: a kernel reading all T buffers on one GPU, or the link.
+  auto allreduce = [&](double bytes) { return fake ? kern(m, 2 * T * bytes) : nccl(m, T, bytes, true); };
+  const double rms = kern(m, 4 * Mf * L);
+  switch (tier) {
+    case 0: {  // sanitise and check R and S; all-reduce R; reduce-scatter S; per rank RMSNorm, widen, GEMM, round; Lamport
+      double t = n * (kern(m, 4 * Mf * L) + kern(m, 4 * Mf * H) + kern(m, 2 * Mf * L) + kern(m, 2 * Mf * H));
+      t += n * (rms + kern(m, 6 * Mf * Hs) + gemm(m, Mf, Hs, L, true) + kern(m, 6 * Mf * Hs));
+      if (fake) t += kern(m, 4 * T * Mf * L) + kern(m, 2 * T * Mf * H + 2 * Mf * H) + kern(m, 2 * Mf * H) +
+                     kern(m, 4 * Mf * H) + kern(m, 2 * Mf * H * (1 + T));
+      else t += peer(m, T, 2 * Mf * L) + peer(m, T, 2 * Mf * Hs) + peer(m, T, 2 * Mf * Hs);
+      return t;
+    }
+    case 1: {  // all-reduce R; RMSNorm; GEMM, round (main) while S is all-reduced (aux); add
+      const double main = n * (rms + kern(m, 4 * Mf * H) + gemm(m, Mf, H, L, false) + kern(m, 6 * Mf * H));
+      const double aux = allreduce(2 * Mf * H);
+      const double add = n * kern(m, 6 * Mf * H);
+      const double r = allreduce(2 * Mf * L);
+      return fake ? r + main + aux + add : r + std::max(main, aux) + add;  // one GPU's streams share its bandwidth
+    }
+    case 2:  // all-reduce R; per rank copy S, RMSNorm, widen shard, shard GEMM, round; all-reduce the partials
+      return allreduce(2 * Mf * L) +
+             n * (kern(m, 4 * Mf * H) + rms + kern(m, 6 * Mf * Hs) + gemm(m, Mf, Hs, L, true) + kern(m, 6 * Mf * Hs)) +
+             allreduce(2 * Mf * H);
+    case 3:  // concatenate; all-reduce [R | S]; RMSNorm, widen, GEMM, round
+      return n * kern(m, 4 * Mf * (L + H)) + allreduce(2 * Mf * (L + H)) +
+             n * (rms + kern(m, 6 * Mf * H) + gemm(m, Mf, H, L, true) + kern(m, 6 * Mf * H));
+    case 4:  // all-reduce R; RMSNorm, widen S, K = L/T GEMM, round; all-reduce the partials
+      return allreduce(2 * Mf * L) + n * (rms + kern(m, 6 * Mf * H) + gemm(m, Mf, H, Ls, true) + kern(m, 6 * Mf * H)) +
+             allreduce(2 * Mf * H);
+    default:
+      return kNaN;
+  }
+}
+
+Result<Machine> load_machine(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return LTT_USAGE("--machine ", path, ": cannot read it: ", std::strerror(errno));
+  try {
+    const auto j = nlohmann::json::parse(f);
+    Machine m;
+    m.name = j.value("name", path);
+    m.source = j.value("source", "");
+    for (auto [key, field] : std::vector<std::pair<const char*, double*>>{
+             {"copy_GBps", &m.copy_GBps}, {"launch_us", &m.launch_us}, {"elem_eff", &m.elem_eff},
+             {"gemm_floor_us", &m.gemm_floor_us}, {"gemm_mem_eff", &m.gemm_mem_eff}, {"gemm_TFLOPs", &m.gemm_TFLOPs},
+             {"link_GBps", &m.link_GBps}, {"link_us", &m.link_us}, {"nccl_us", &m.nccl_us}, {"net_GBps", &m.net_GBps},
+             {"net_us", &m.net_us}}) {
+      if (!j.contains(key) || !j[key].is_number()) return LTT_USAGE(path, ": the machine file lacks the number '", key, "'");
+      *field = j[key].get<double>();
+      if (!(*field > 0) || !std::isfinite(*field)) return LTT_USAGE(path, ": '", key, "' must be a finite number > 0");
+    }
+    m.gpus_per_node = j.value("gpus_per_node", 8);
+    if (m.gpus_per_node < 1) return LTT_USAGE(path, ": 'gpus_per_node' must be >= 1");
+    return m;
+  } catch (const std::exception& e) {
+    return LTT_USAGE(path, ": not a machine file (JSON): ", e.what());
+  }
+}
+
+Status save_machine(const Machine& m, const std::string& path) {
+  const nlohmann::json j{{"name", m.name},           {"source", m.source},         {"copy_GBps", m.copy_GBps},
+                         {"launch_us", m.launch_us}, {"elem_eff", m.elem_eff},     {"gemm_floor_us", m.gemm_floor_us},
+                         {"gemm_mem_eff", m.gemm_mem_eff}, {"gemm_TFLOPs", m.gemm_TFLOPs}, {"link_GBps", m.link_GBps},
+                         {"link_us", m.link_us},     {"nccl_us", m.nccl_us},       {"gpus_per_node", m.gpus_per_node},
+                         {"net_GBps", m.net_GBps},   {"net_us", m.net_us}};
+  std::ofstream f(path);
+  f << j.dump(2) << "\n";
+  f.close();
+  if (!f) return LTT_USAGE("cannot write ", path, ": ", std::strerror(errno));
+  return {};
+}
+
+Result<Machine> fit_machine(const nlohmann::json& b) {
+  try {
+    Machine m;
+    m.name = b.value("device", "?");
+    m.source = cat("fitted by ltt bench (", b.value("command", "?"), "); link, NCCL and network figures are leads: "
+                   "NVLink bus bandwidth 287 GB/s measured by an NCCL all-reduce on two H200s (DESIGN.md section 7)");
+    m.copy_GBps = b.at("copy_GBps").get<double>();
+    std::map<std::string, std::vector<const nlohmann::json*>> by;
+    for (const auto& r : b.at("rows")) by[r.at("what").get<std::string>()].push_back(&r);
+    for (const char* need : {"launch", "widen", "round", "gemm-shard", "gemm-full"})
+      if (by[need].empty()) return LTT_USAGE("the bench figures lack '", need, "' rows: run a newer ltt bench");
+    auto us = [](const nlohmann::json* r) { return r->at("median_us").get<double>(); };
+    auto by_m = [](const nlohmann::json* a, const nlohmann::json* c) { return a->at("tokens").get<int>() < c->at("tokens").get<int>(); };
+    for (auto& [k, v] : by) std::sort(v.begin(), v.end(), by_m);
+    m.launch_us = us(by["launch"].front());
+    const double bw = m.copy_GBps * 1e3;
+    // Elementwise: the conversions at the largest M, as bandwidth.
+    const auto* w = by["widen"].back();
+    const auto* r = by["round"].back();
+    m.elem_eff = (w->at("bytes").get<double>() / (us(w) * bw) + r->at("bytes").get<double>() / (us(r) * bw)) / 2;
+    m.gemm_floor_us = us(by["gemm-shard"].front());
+    const auto* g1 = by["gemm-full"].front();
+    const auto* gN = by["gemm-full"].back();
+    m.gemm_mem_eff = g1->at("bytes").get<double>() / (us(g1) * bw);
+    m.gemm_TFLOPs = gN->at("flops").get<double>() / (us(gN) * 1e6);
+    return m;
+  } catch (const std::exception& e) {
+    return LTT_USAGE("not ltt bench figures: ", e.what());
+  }
+}
+
+namespace {
+
+std::vector<int> default_tokens() {
+  std::vector<int> t;
+  for (int M = 1; M <= 16384; M *= 2) t.push_back(M);
+  return t;
+}
+
+// The fastest tier at M among `tiers` (ties: the lower tier), -1 if none applies.
+int fastest(const Machine& m, Dims d, int T, int M, bool fake, const std::vector<int>& tiers) {
+  int best = -1;
+  double bt = 0;
+  for (int k : tiers) {
+    const double t = predict_us(m, k, d, T, M, fake);
+    if (!std::isnan(t) && (best < 0 || t < bt)) best = k, bt = t;
+  }
+  return best;
+}
+
+// The smallest M in (lo, hi] where the fastest tier differs from the one at lo.
+int crossover(const Machine& m, Dims d, int T, int lo, int hi, bool fake, const std::vector<int>& tiers) {
+  const int a = fastest(m, d, T, lo, fake, tiers);
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (fastest(m, d, T, mid, fake, tiers) == a) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vector<int>& Ms) {
+  const char* colours[kNumTiers] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"};
+  const int W = 720, Hp = 300, pad = 60;
+  const int H = static_cast<int>(o.tp.size()) * (Hp + 40) + 40;
+  std::string s = cat("<svg xmlns='http://www.w3.org/2000/svg' width='", W, "' height='", H,
+                      "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n");
+  s += cat("<text x='", pad, "' y='20' font-size='14'>ltt simulate: predicted latency per tier (", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
+           "), ", m.name, "</text>\n");
+  for (size_t pi = 0; pi < o.tp.size(); ++pi) {
+    const int T = o.tp[pi];
+    const int y0 = 40 + static_cast<int>(pi) * (Hp + 40);
+    double lo = 1e300, hi = 0;
+    for (int k = 0; k < kNumTiers; ++k)
+      for (int M : Ms) {
+        const double t = predict_us(m, k, o.dims, T, M, o.fake);
+        if (!std::isnan(t)) lo = std::min(lo, t), hi = std::max(hi, t);
+      }
+    if (hi <= 0) continue;
+    const double lx0 = std::log10(Ms.front()), lx1 = std::log10(std::max(Ms.back(), Ms.front() + 1));
+    const double ly0 = std::floor(std::log10(lo)), ly1 = std::ceil(std::log10(hi));
+    auto X = [&](double M) { return pad + (std::log10(M) - lx0) / (lx1 - lx0) * (W - 2 * pad); };
+    auto Y = [&](double t) { return y0 + Hp - (std::log10(t) - ly0) / std::max(ly1 - ly0, 1.0) * Hp; };
+    s += cat("<rect x='", pad, "' y='", y0, "' width='", W - 2 * pad, "' height='", Hp, "' fill='none' stroke='#888'/>\n");
+    s += cat("<text x='", pad + 5, "' y='", y0 + 15, "'>T ", T, "</text>\n");
+    for (double e = ly0; e <= ly1; ++e)
+      s += cat("<text x='5' y='", Y(std::pow(10, e)) + 4, "'>", std::pow(10, e), " us</text>\n");
+    for (int M : Ms)
+      if ((M & (M - 1)) == 0 && (Ms.size() < 20 || std::log2(M) == std::floor(std::log2(M) / 2) * 2))
+        s += cat("<text x='", X(M) - 8, "' y='", y0 + Hp + 14, "'>", M, "</text>\n");
+    for (int k = 0; k < kNumTiers; ++k) {
+      std::string pts;
+      for (int M : Ms) {
+        const double t = predict_us(m, k, o.dims, T, M, o.fake);
+        if (!std::isnan(t)) pts += cat(X(M), ",", Y(t), " ");
+      }
+      if (pts.empty()) continue;
+      s += cat("<polyline fill='none' stroke='", colours[k], "' stroke-width='2' points='", pts, "'/>\n");
+      s += cat("<text x='", W - pad + 5, "' y='", y0 + 15 + 14 * k, "' fill='", colours[k], "'>tier ", k, "</text>\n");
+    }
+    // Crossovers of the fastest tier among all five.
+    const std::vector<int> all = {0, 1, 2, 3, 4};
+    for (size_t i = 0; i + 1 < Ms.size(); ++i)
+      if (fastest(m, o.dims, T, Ms[i], o.fake, all) != fastest(m, o.dims, T, Ms[i + 1], o.fake, all)) {
+        const int c = crossover(m, o.dims, T, Ms[i], Ms[i + 1], o.fake, all);
+        s += cat("<line x1='", X(c), "' x2='", X(c), "' y1='", y0, "' y2='", y0 + Hp, "' stroke='black' stroke-dasharray='4 3'/>\n");
+        s += cat("<text x='", X(c) + 3, "' y='", y0 + Hp - 5, "'>M ", c, "</text>\n");
+      }
+  }
+  return s + "<text x='" + std::to_string(pad) + "' y='" + std::to_string(H - 8) +
+         "'>tokens M (log), latency (log); dashed: where the fastest tier changes</text>\n</svg>\n";
+}
+
+// Predicted fake-rank times against ltt bench's measured tierK-all rows.
+Result<int> check_against(const Machine& m, const SimulateOptions& o) {
+  std::ifstream f(o.check);
+  if (!f) return LTT_USAGE("--check ", o.check, ": cannot read it: ", std::strerror(errno));
+  nlohmann::json b;
+  try {
+    b = nlohmann::json::parse(f);
+  } catch (const std::exception& e) {
+    return LTT_USAGE("--check ", o.check, ": not JSON: ", e.what());
+  }
+  Dims d = o.dims;
+  if (b.contains("dims")) d = Dims{b["dims"][0].get<int>(), b["dims"][1].get<int>()};
+  std::map<std::pair<int, int>, std::map<int, double>> meas;  // (T, M) -> tier -> us
+  for (const auto& r : b.at("rows")) {
+    const std::string w = r.at("what");
+    if (w.size() == 8 && w.rfind("tier", 0) == 0 && w.substr(5) == "-all")
+      meas[{r.at("tp").get<int>(), r.at("tokens").get<int>()}][w[4] - '0'] = r.at("median_us").get<double>();
+  }
+  if (meas.empty()) return LTT_USAGE("--check ", o.check, ": no tierK-all rows to compare with");
+  std::printf("# predicted fake-rank latency (all T ranks on one GPU) against ltt bench's measurement, %s\n", o.check.c_str());
+  Table t({{"T", "", 3}, {"M", "", 5}, {"tier", "", 4}, {"measured", "us", 9}, {"predicted", "us", 9}, {"error", "%", 7}, {"ok", "", 4}});
+  t.header();
+  size_t n = 0, bad = 0, order_bad = 0;
+  double worst = 0;
+  for (const auto& [key, tiers] : meas) {
+    for (const auto& [k, us] : tiers) {
+      const double p = predict_us(m, k, d, key.first, key.second, true);
+      const double e = p / us - 1;
+      const bool ok = std::fabs(e) <= 0.25;
+      ++n;
+      bad += ok ? 0 : 1;
+      worst = std::max(worst, std::fabs(e));
+      t.row({std::to_string(key.first), std::to_string(key.second), std::to_string(k), fmt("%.1f", us), fmt("%.1f", p),
+             fmt("%+.1f", 100 * e), ok ? "ok" : "OFF"});
+    }
+    // The measured fastest tier must be the predicted one wherever it wins by more than 10%.
+    int mbest = -1, pbest = -1;
+    double mt = 0, second = 1e300, pt = 0;
+    for (const auto& [k, us] : tiers) {
+      if (mbest < 0 || us < mt) second = mbest < 0 ? second : mt, mbest = k, mt = us;
+      else second = std::min(second, us);
+      const double p = predict_us(m, k, d, key.first, key.second, true);
+      if (pbest < 0 || p < pt) pbest = k, pt = p;
+    }
+    if (second > 1.1 * mt && pbest != mbest) {
+      ++order_bad;
+      std::printf("#   T %d M %d: measured fastest tier %d (%.1f us, next %.1f), predicted tier %d\n", key.first, key.second,
+                  mbest, mt, second, pbest);
+    }
+  }
+  std::printf("# %zu (tier, M) measured: %zu within 25%% (worst %.1f%%); fastest tier mispredicted where it wins by > 10%%: %zu\n",
+              n, n - bad, 100 * worst, order_bad);
+  return bad == 0 && order_bad == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+Result<int> run_simulate(const SimulateOptions& o) {
+  const Machine& m = o.m;
+  if (!o.check.empty()) return check_against(m, o);
+  std::vector<int> Ms = o.tokens.empty() ? default_tokens() : o.tokens;
+  std::sort(Ms.begin(), Ms.end());
+  for (int T : o.tp) LTT_TRY(validate(make_problem(o.dims, T, 1, Dist::realistic, 0, 1e-6)));
+  std::printf("# ltt simulate: %s, dims H %d L %d; %s\n# machine: %s\n", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
+              o.dims.H, o.dims.L, m.name.c_str(), o.machine.empty() ? "built-in H200 + NVLink values" : o.machine.c_str());
+  std::printf("# copy %.0f GB/s, launch %.1f us, elementwise %.2f of copy, GEMM floor %.1f us / %.2f of copy / %.0f TFLOP/s; "
+              "link %.0f GB/s, peer %.1f us, NCCL %.1f us, %d GPUs per node, network %.0f GB/s + %.1f us\n",
+              m.copy_GBps, m.launch_us, m.elem_eff, m.gemm_floor_us, m.gemm_mem_eff, m.gemm_TFLOPs, m.link_GBps, m.link_us,
+              m.nccl_us, m.gpus_per_node, m.net_GBps, m.net_us);
+  nlohmann::json jt = nlohmann::json::array();
+  const std::vector<int> all = {0, 1, 2, 3, 4}, production = {0, 1, 2};
+  for (int T : o.tp) {
+    std::printf("# T %d%s\n", T, T > m.gpus_per_node && !o.fake ? cat(" (", (T + m.gpus_per_node - 1) / m.gpus_per_node, " nodes)").c_str() : "");
+    Table t({{"M", "", 6}, {"tier 0", "us", 9}, {"tier 1", "us", 9}, {"tier 2", "us", 9}, {"tier 3", "us", 9},
+             {"tier 4", "us", 9}, {"fastest", "", 7}, {"of 0-2", "", 6}});
+    t.header();
+    nlohmann::json rows = nlohmann::json::array();
+    for (int M : Ms) {
+      std::vector<std::string> cells{std::to_string(M)};
+      nlohmann::json r{{"tokens", M}};
+      for (int k = 0; k < kNumTiers; ++k) {
+        const double us = predict_us(m, k, o.dims, T, M, o.fake);
+        cells.push_back(std::isnan(us) ? "-" : fmt("%.1f", us));
+        r[cat("tier", k, "_us")] = std::isnan(us) ? nlohmann::json(nullptr) : nlohmann::json(us);
+      }
+      const int f = fastest(m, o.dims, T, M, o.fake, all), fp = fastest(m, o.dims, T, M, o.fake, production);
+      cells.push_back(cat("tier ", f));
+      cells.push_back(cat("tier ", fp));
+      r["fastest"] = f;
+      r["fastest_production"] = fp;
+      t.row(cells);
+      rows.push_back(r);
+    }
+    // Crossovers (exact M, by bisection) and the production selection's thresholds.
+    nlohmann::json cross = nlohmann::json::array();
+    std::string cs;
+    for (size_t i = 0; i + 1 < Ms.size(); ++i)
+      if (fastest(m, o.dims, T, Ms[i], o.fake, all) != fastest(m, o.dims, T, Ms[i + 1], o.fake, all)) {
+        const int c = crossover(m, o.dims, T, Ms[i], Ms[i + 1], o.fake, all);
+        const int from = fastest(m, o.dims, T, c - 1, o.fake, all), to = fastest(m, o.dims, T, c, o.fake, all);
+        cross.push_back({{"tokens", c}, {"from", from}, {"to", to}});
+        cs += cat(cs.empty() ? "" : ", ", "tier ", from, " -> ", to, " at M ", c);
+      }
+    int tier0_max = 0, tier1_max = 0;
+    for (int M = 1; M <= Ms.back(); M = M < 1024 ? M + 1 : M + M / 64) {
+      const int fp = fastest(m, o.dims, T, M, o.fake, production);
+      if (fp == 0) tier0_max = M;
+      if (fp == 1) tier1_max = M;
+    }
+    std::printf("# crossovers (fastest of all five): %s\n", cs.empty() ? "none" : cs.c_str());
+    std::printf("# the production selection would need: tier 0 up to M %d, the shared-stream threshold (tier 1 up to) M %d "
+                "(today: 128 and 256)\n", tier0_max, tier1_max);
+    jt.push_back({{"tp", T}, {"rows", rows}, {"crossovers", cross},
+                  {"thresholds", {{"tier0_max_tokens", tier0_max}, {"shared_stream_tokens", tier1_max}}}});
+  }
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    f << nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name}, {"dims", {o.dims.H, o.dims.L}},
+                        {"tp", jt}}.dump(2)
+      << "\n";
+    f.close();
+    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+  }
+  if (!o.svg.empty()) {
+    std::ofstream f(o.svg);
+    f << svg_plot(m, o, Ms);
+    f.close();
+    if (!f) return LTT_USAGE("cannot write --svg ", o.svg, ": ", std::strerror(errno));
+  }
+  return 0;
+}
+
+}  // namespace ltt

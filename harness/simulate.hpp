@@ -1,0 +1,63 @@
+// `ltt simulate`: a timing model of the tiers at any TP and M. Each kernel
+// costs max(its launch floor, bytes / bandwidth, FLOPs / rate); each
+// collective costs latency + bytes / link bandwidth (NCCL's ring for tiers
+// 1-4, peer-memory one-shot and the Lamport all-gather for tier 0, the
+// network between nodes); tier 1's shared reduce overlaps its GEMM. The
+// parameters are a machine file that `ltt bench --machine-out` fits on the
+// GPU at hand; the same kernel lists, all T ranks serialised on one GPU, give
+// the fake-rank times `ltt bench` measures, which is how the model is checked.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+#include "status.hpp"
+
+namespace ltt {
+
+struct Machine {
+  std::string name, source;
+  // One GPU (fitted by ltt bench).
+  double copy_GBps = 4183;     // device-to-device copy, bytes read + written
+  double launch_us = 3;        // one small kernel inside a stream of them
+  double elem_eff = 0.5;       // elementwise kernels' share of the copy bandwidth, large sizes
+  double gemm_floor_us = 8;    // one small GEMM inside a stream of them
+  double gemm_mem_eff = 0.44;  // a weight-bound GEMM's share of the copy bandwidth
+  double gemm_TFLOPs = 718;    // a compute-bound GEMM's rate
+  // Between GPUs (leads, not measured by ltt bench on one GPU; what-if flags).
+  double link_GBps = 287;      // per-GPU NVLink bus bandwidth of an NCCL all-reduce
+  double link_us = 5;          // a peer-memory exchange's latency (tier 0's one-shot and Lamport copy)
+  double nccl_us = 20;         // an NCCL collective's latency from C++
+  int gpus_per_node = 8;
+  double net_GBps = 50;        // per-GPU network bandwidth between nodes (400 Gb/s)
+  double net_us = 15;          // a network collective's added latency
+};
+
+Result<Machine> load_machine(const std::string& path);
+Status save_machine(const Machine& m, const std::string& path);
+// The one-GPU parameters from `ltt bench`'s JSON (rows launch, widen, round,
+// rmsnorm, gemm-shard, gemm-full); the rest stay at their leads.
+Result<Machine> fit_machine(const nlohmann::json& bench);
+
+// Predicted latency (us) of `tier` at (dims, T, M): real ranks (one per GPU)
+// or fake ranks (all T on one GPU, as ltt bench measures them). NaN where the
+// tier does not apply (tier 0: M > 128, T < 2, or ranks on several nodes).
+double predict_us(const Machine& m, int tier, Dims d, int T, int M, bool fake);
+
+struct SimulateOptions {
+  Dims dims = kDimsK3;
+  std::vector<int> tp = {8, 16, 32};
+  std::vector<int> tokens;  // empty: 1..16384
+  std::string machine;      // machine file; empty: bench/machines/h200.json's values built in
+  Machine m;
+  bool fake = false;        // model fake ranks on one GPU instead of one rank per GPU
+  std::string check;        // an ltt bench JSON: predicted fake-rank times against it
+  std::string json, svg;
+  std::string command;
+};
+
+Result<int> run_simulate(const SimulateOptions& o);
+
+}  // namespace ltt
