@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <new>
 #include <string>
 #include <thread>
@@ -339,7 +340,7 @@ int main(int argc, char** argv) {
   add(simulate, "--machine", so.machine, path_value, "machine file (JSON, from ltt bench --machine-out)");
   simulate->add_flag("--fake", so.fake, "model all T ranks as fake ranks on one GPU (what ltt bench measures)");
   add(simulate, "--check", so.check, path_value, "compare predicted fake-rank times with an ltt bench --json file (exit 1 when off by > 25%)");
-  add(simulate, "--fit", so_fit, path_value, "fit a machine file from an ltt bench --json file (with --machine-out)");
+  add(simulate, "--fit", so_fit, path_value, "fit a machine file from ltt bench --json files, comma-separated (the first fits, the others add their shard GEMMs; with --machine-out)");
   add(simulate, "--machine-out", so_machine_out, path_value, "where --fit writes the machine file");
   add(simulate, "--json", so.json, path_value, "write the predictions as JSON");
   add(simulate, "--svg", so.svg, path_value, "draw latency against M per tier (log axes, crossovers marked) as an SVG");
@@ -414,16 +415,28 @@ int main(int argc, char** argv) {
       so.command = command;
       if (!so_fit.empty()) {
         if (so_machine_out.empty()) return fail(LTT_USAGE("--fit needs --machine-out FILE"));
-        std::ifstream f(so_fit);
-        if (!f) return fail(LTT_USAGE("--fit ", so_fit, ": cannot read it"));
-        nlohmann::json b;
-        try {
-          b = nlohmann::json::parse(f);
-        } catch (const std::exception& e) {
-          return fail(LTT_USAGE("--fit ", so_fit, ": not JSON: ", e.what()));
+        // The first file fits the machine; the others (other T) add their shard GEMMs.
+        std::optional<ltt::Machine> m;
+        for (size_t a = 0, c;; a = c + 1) {
+          c = so_fit.find(',', a);
+          const std::string file = so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a);
+          std::ifstream f(file);
+          if (!f) return fail(LTT_USAGE("--fit ", file, ": cannot read it"));
+          nlohmann::json b;
+          try {
+            b = nlohmann::json::parse(f);
+          } catch (const std::exception& e) {
+            return fail(LTT_USAGE("--fit ", file, ": not JSON: ", e.what()));
+          }
+          if (!m) {
+            auto fm = ltt::fit_machine(b);
+            if (!fm.ok()) return fail(fm.error());
+            m = *fm;
+          } else if (auto s = ltt::add_shard_gemms(*m, b); !s.ok()) {
+            return fail(s.error());
+          }
+          if (c == std::string::npos) break;
         }
-        auto m = ltt::fit_machine(b);
-        if (!m.ok()) return fail(m.error());
         if (auto s = ltt::save_machine(*m, so_machine_out); !s.ok()) return fail(s.error());
         std::printf("# fitted %s from %s\n", so_machine_out.c_str(), so_fit.c_str());
         return 0;
@@ -432,8 +445,6 @@ int main(int argc, char** argv) {
         auto m = ltt::load_machine(so.machine);
         if (!m.ok()) return fail(m.error());
         so.m = *m;
-      } else {
-        so.m.name = "NVIDIA H200 + NVLink (built in: bench/machines/h200.json)";
       }
       for (const auto& [flag, field] : what_if)
         if (simulate->count(flag)) *field = what_if_values[flag];

@@ -8,6 +8,7 @@
 // the fake-rank times `ltt bench` measures, which is how the model is checked.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,10 +23,17 @@ struct Machine {
   // One GPU (fitted by ltt bench).
   double copy_GBps = 4183;     // device-to-device copy, bytes read + written
   double launch_us = 3;        // one small kernel inside a stream of them
-  double elem_eff = 0.5;       // elementwise kernels' share of the copy bandwidth, large sizes
+  double elem_eff = 0.7;       // streaming kernels' share of the copy bandwidth (RMSNorm, reductions, copies), large sizes
+  double elem2d_eff = 0.39;    // 2-D strided conversions' share (widen, round: an index division per element)
   double gemm_floor_us = 8;    // one small GEMM inside a stream of them
-  double gemm_mem_eff = 0.44;  // a weight-bound GEMM's share of the copy bandwidth
+  double gemm_mem_eff = 0.44;  // a weight-bound GEMM's share of the copy bandwidth, alone (a cold weight)
+  double gemm_warm_eff = 0.9;  // the same inside a stream of GEMMs on one weight (fake ranks: it stays in L2)
   double gemm_TFLOPs = 718;    // a compute-bound GEMM's rate
+  // Measured shard GEMMs in a stream ([M, L] x [L, n]^T, n = H / T), n -> M -> us:
+  // cuBLAS's choice of kernel makes their time uneven in M (at T 16, M 256 took
+  // longer than M 2048), which no formula follows; fake-rank predictions
+  // interpolate this table (log M) where it has the width.
+  std::map<int, std::map<int, double>> gemm_shard_us;
   // Between GPUs (leads, not measured by ltt bench on one GPU; what-if flags).
   double link_GBps = 287;      // per-GPU NVLink bus bandwidth of an NCCL all-reduce
   double link_us = 5;          // a peer-memory exchange's latency (tier 0's one-shot and Lamport copy)
@@ -36,10 +44,14 @@ struct Machine {
 };
 
 Result<Machine> load_machine(const std::string& path);
+// The built-in machine: bench/machines/h200.json as it was at build time.
+Machine default_machine();
 Status save_machine(const Machine& m, const std::string& path);
 // The one-GPU parameters from `ltt bench`'s JSON (rows launch, widen, round,
-// rmsnorm, gemm-shard, gemm-full); the rest stay at their leads.
+// rmsnorm, gemm-shard, gemm-full, tier1-all); the rest stay at their leads.
+// More figures (another T) add their shard GEMMs to the table.
 Result<Machine> fit_machine(const nlohmann::json& bench);
+Status add_shard_gemms(Machine& m, const nlohmann::json& bench);
 
 // Predicted latency (us) of `tier` at (dims, T, M): real ranks (one per GPU)
 // or fake ranks (all T on one GPU, as ltt bench measures them). NaN where the
@@ -50,8 +62,8 @@ struct SimulateOptions {
   Dims dims = kDimsK3;
   std::vector<int> tp = {8, 16, 32};
   std::vector<int> tokens;  // empty: 1..16384
-  std::string machine;      // machine file; empty: bench/machines/h200.json's values built in
-  Machine m;
+  std::string machine;      // machine file; empty: bench/machines/h200.json, built in
+  Machine m = default_machine();
   bool fake = false;        // model fake ranks on one GPU instead of one rank per GPU
   std::string check;        // an ltt bench JSON: predicted fake-rank times against it
   std::string json, svg;

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""ltt simulate: its outputs agree with themselves and with the model's
+claims, the built-in machine is the committed file, what-if flags move the
+predictions the way physics says, and bad machine files are refused.
+
+usage: simulate_check.py LTT SOURCE_DIR WORKDIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ltt, src, work = (os.path.abspath(a) for a in sys.argv[1:4])
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+os.chdir(work)
+fails = []
+
+
+def run(*args):
+    return subprocess.run([ltt, "simulate", *args], capture_output=True, text=True, timeout=60)
+
+
+def expect(cond, what, r=None):
+    if not cond:
+        fails.append(what + ("" if r is None else f"\n  exit {r.returncode}\n  {r.stdout[-800:]}\n  {r.stderr[-800:]}"))
+
+
+machine = os.path.join(src, "bench", "machines", "h200.json")
+r = run("--tp", "8,16,32", "--json", "s.json", "--svg", "s.svg")
+expect(r.returncode == 0, "ltt simulate runs", r)
+d = json.load(open("s.json"))
+expect([t["tp"] for t in d["tp"]] == [8, 16, 32], "one entry per T")
+for t in d["tp"]:
+    rows = t["rows"]
+    expect([x["tokens"] for x in rows] == [2 ** i for i in range(15)], f"T {t['tp']}: M 1..16384 by powers of two")
+    for x in rows:
+        times = {k: x[f"tier{k}_us"] for k in range(5) if x[f"tier{k}_us"] is not None}
+        expect(x["fastest"] == min(times, key=lambda k: (times[k], k)), f"T {t['tp']} M {x['tokens']}: 'fastest' is the least time")
+        expect(all(v > 0 for v in times.values()), "times are positive")
+    # Tier 0 applies only up to M 128 and within a node (8 GPUs).
+    expect(all(x["tier0_us"] is None for x in rows if x["tokens"] > 128 or t["tp"] > 8), f"T {t['tp']}: tier 0 where it cannot run")
+    # Every crossover is a change of the fastest tier between M - 1 and M.
+    for c in t["crossovers"]:
+        expect(c["from"] != c["to"], "a crossover changes the tier")
+    # Latency grows with M for every tier (more bytes, more FLOPs).
+    for k in range(5):
+        seq = [x[f"tier{k}_us"] for x in rows if x[f"tier{k}_us"] is not None]
+        expect(all(b >= a for a, b in zip(seq, seq[1:])), f"T {t['tp']} tier {k}: latency does not fall as M grows")
+svg = ET.parse("s.svg").getroot()
+polylines = [e for e in svg.iter() if e.tag.endswith("polyline")]
+expect(len(polylines) >= 3 * 4, f"the SVG draws a line per tier and T ({len(polylines)})")
+
+# The built-in machine is the committed file.
+a, b = run("--tp", "8"), run("--tp", "8", "--machine", machine)
+strip = lambda s: [l for l in s.splitlines() if not l.startswith("# machine:")]
+expect(a.returncode == 0 and strip(a.stdout) == strip(b.stdout), "the built-in machine is bench/machines/h200.json", b)
+
+# What-if: a slower link never speeds a tier up and slows the collective-bound ones.
+def at(args, T, M):
+    r = run("--tp", str(T), "--tokens", str(M), "--json", "w.json", *args)
+    x = json.load(open("w.json"))["tp"][0]["rows"][0]
+    return [x[f"tier{k}_us"] for k in range(5)]
+base, slow = at([], 8, 2048), at(["--link-GBps", "50"], 8, 2048)
+expect(all(s >= b for s, b in zip(slow[1:], base[1:])) and slow[2] > 1.5 * base[2], f"a slower link: {base} -> {slow}")
+one_node = at(["--gpus-per-node", "16"], 16, 5)
+expect(one_node[0] is not None and at([], 16, 5)[0] is None, "tier 0 at T 16 exists only on a 16-GPU node")
+far = at(["--net-GBps", "5"], 16, 2048)
+expect(far[1] > at([], 16, 2048)[1], "a slower network slows T 16 across two nodes")
+
+# Bad machine files.
+open("bad.json", "w").write('{"name": "x"}')
+r = run("--machine", "bad.json")
+expect(r.returncode == 2 and "lacks the number" in r.stderr, "a machine file without its figures", r)
+r = run("--machine", "nope.json")
+expect(r.returncode == 2 and "cannot read it" in r.stderr, "a missing machine file", r)
+r = run("--tokens", "9..3")
+expect(r.returncode == 2 and "runs backwards" in r.stderr, "a backwards range", r)
+
+for f in fails:
+    print("FAILED:", f)
+print(f"simulate: {'all' if not fails else len(fails)} {'checks passed' if not fails else 'checks failed'}")
+sys.exit(1 if fails else 0)
