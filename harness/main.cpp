@@ -353,6 +353,9 @@ int main(int argc, char** argv) {
     add(simulate, flag, what_if_values[flag], [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1e9, true); },
         "what-if: replace the machine file's figure");
   }
+  add(simulate, "--collective", so.m.collective,
+      [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ring", "tree", "one-shot"}); },
+      "how tiers 1-4 reduce across GPUs: ring (NCCL's), tree, or one-shot over peer memory")->default_str("ring");
   int gpus_per_node = 0;
   add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 1024); },
       "what-if: GPUs per node (T above it spans nodes: the network joins the collectives)");
@@ -442,9 +445,11 @@ int main(int argc, char** argv) {
         return 0;
       }
       if (!so.machine.empty()) {
+        const std::string collective = so.m.collective;
         auto m = ltt::load_machine(so.machine);
         if (!m.ok()) return fail(m.error());
         so.m = *m;
+        so.m.collective = collective;
       }
       for (const auto& [flag, field] : what_if)
         if (simulate->count(flag)) *field = what_if_values[flag];

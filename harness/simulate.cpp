@@ -52,11 +52,17 @@ double shard_table(const Machine& m, double n, double M) {
   return lo->second + f * (hi->second - lo->second);
 }
 
-// NCCL's ring all-reduce (2 (T-1)/T of the bytes over each link) or
-// reduce-scatter (half of it); ranks on several nodes add the network's share.
+// An all-reduce (or reduce-scatter, half of it) of `bytes` per rank across T
+// GPUs: NCCL's ring (2 (T-1)/T of the bytes over each link, one latency), a
+// tree (the bytes twice, 2 log2 T peer latencies), or a one-shot over peer
+// memory (T-1 peer reads, one peer latency); ranks on several nodes add the
+// network's share.
 double nccl(const Machine& m, int T, double bytes, bool all_reduce) {
-  const double f = (all_reduce ? 2.0 : 1.0) * (T - 1) / T;
-  double t = m.nccl_us + f * bytes / (m.link_GBps * 1e3);
+  const double link = m.link_GBps * 1e3;
+  double t;
+  if (m.collective == "one-shot") t = m.link_us + (T - 1) * bytes / link;
+  else if (m.collective == "tree") t = 2 * std::log2(static_cast<double>(T)) * m.link_us + (all_reduce ? 2.0 : 1.0) * bytes / link;
+  else t = m.nccl_us + (all_reduce ? 2.0 : 1.0) * (T - 1) / T * bytes / link;
   if (T > m.gpus_per_node) {
     const int nodes = (T + m.gpus_per_node - 1) / m.gpus_per_node;
     t += m.net_us + (all_reduce ? 2.0 : 1.0) * (nodes - 1) / nodes * bytes / (m.net_GBps * 1e3);
@@ -380,9 +386,9 @@ Result<int> run_simulate(const SimulateOptions& o) {
   std::printf("# ltt simulate: %s, dims H %d L %d; %s\n# machine: %s\n", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
               o.dims.H, o.dims.L, m.name.c_str(), o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str());
   std::printf("# copy %.0f GB/s, launch %.1f us, elementwise %.2f of copy, GEMM floor %.1f us / %.2f of copy / %.0f TFLOP/s; "
-              "link %.0f GB/s, peer %.1f us, NCCL %.1f us, %d GPUs per node, network %.0f GB/s + %.1f us\n",
+              "link %.0f GB/s, peer %.1f us, NCCL %.1f us, %d GPUs per node, network %.0f GB/s + %.1f us; collectives of tiers 1-4: %s\n",
               m.copy_GBps, m.launch_us, m.elem_eff, m.gemm_floor_us, m.gemm_mem_eff, m.gemm_TFLOPs, m.link_GBps, m.link_us,
-              m.nccl_us, m.gpus_per_node, m.net_GBps, m.net_us);
+              m.nccl_us, m.gpus_per_node, m.net_GBps, m.net_us, m.collective.c_str());
   nlohmann::json jt = nlohmann::json::array();
   const std::vector<int> all = {0, 1, 2, 3, 4}, production = {0, 1, 2};
   for (int T : o.tp) {

@@ -39,6 +39,9 @@ struct Machine {
   double link_us = 5;          // a peer-memory exchange's latency (tier 0's one-shot and Lamport copy)
   double nccl_us = 20;         // an NCCL collective's latency from C++
   int gpus_per_node = 8;
+  // How tiers 1-4 reduce across GPUs: "ring" (NCCL's ring), "tree" (latency
+  // log2 T hops), or "one-shot" (every rank reads its T-1 peers' buffers).
+  std::string collective = "ring";
   double net_GBps = 50;        // per-GPU network bandwidth between nodes (400 Gb/s)
   double net_us = 15;          // a network collective's added latency
 };
