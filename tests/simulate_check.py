@@ -70,6 +70,13 @@ expect(one_node[0] is not None and at([], 16, 5)[0] is None, "tier 0 at T 16 exi
 far = at(["--net-GBps", "5"], 16, 2048)
 expect(far[1] > at([], 16, 2048)[1], "a slower network slows T 16 across two nodes")
 
+# The collective's algorithm: a one-shot over peer memory pays T-1 reads of the
+# whole buffer, so at large M it is slower than the ring; a tree's latency
+# grows with log2 T hops, so at M 1 it costs more at T 16 than at T 8.
+ring, one = at([], 8, 8192), at(["--collective", "one-shot"], 8, 8192)
+t8, t16 = at(["--collective", "tree"], 8, 1), at(["--collective", "tree", "--gpus-per-node", "16"], 16, 1)
+expect(one[2] > ring[2] and t16[2] > t8[2], f"collectives: ring {ring[2]}, one-shot {one[2]}; tree at M 1: T 8 {t8[2]}, T 16 {t16[2]}")
+
 # Bad machine files.
 open("bad.json", "w").write('{"name": "x"}')
 r = run("--machine", "bad.json")
