@@ -53,6 +53,8 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
     if (steps > 0) {
       ++r.outside;
       r.steps_max = std::max(r.steps_max, steps);
+      if (r.first_outside.size() < 20)
+        r.first_outside.push_back({static_cast<int>(e / H), static_cast<int>(e % H), a, lo, hi, steps, t, b});
       if (r.first.size() < 5)
         r.first.push_back(cat("[", e / H, ", ", e % H, "] got ", a, ", admissible ", set_text(lo, hi), ": ",
                               std::isinf(steps) ? std::string("NaN/Inf class mismatch") : cat(steps, " bf16 steps outside"),
@@ -217,6 +219,15 @@ Status Report::finish(double wall_seconds) {
                               {"ambiguous", r.ambiguous},
                               {"unbounded", r.unbounded}}},
                             {"failed_checks", r.failed_checks()},
+                            {"first_outside", [&] {
+                               nlohmann::json a = nlohmann::json::array();
+                               auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(cat(x)); };
+                               for (const auto& f : r.first_outside)
+                                 a.push_back({{"index", {f.row, f.col}}, {"got", num(f.got)}, {"lo", num(f.lo)}, {"hi", num(f.hi)},
+                                              {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}});
+                               return a;
+                             }()},
+                            {"elements", r.vs_truth.n},
                             {"variants", {{"run", r.variants}, {"failed", r.variants_failed}}},
                             {"stopped", r.stopped},
                             {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ}}},

@@ -45,6 +45,11 @@ struct CaseResult {
   double seconds = 0, backend_seconds = 0;
   std::string repro, dump, note;
   std::vector<std::string> first;      // first elements outside their sets, printed
+  struct Outside {                     // the same, as figures (the JSON's first_outside)
+    int row, col;
+    double got, lo, hi, steps, truth, emulated;
+  };
+  std::vector<Outside> first_outside;  // up to 20
   // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped.
   std::vector<std::string> failed_checks() const;
 };

@@ -1,0 +1,205 @@
+"""The package's machinery: the binary, safetensors files, cases, verdicts."""
+import json
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import tempfile
+
+import numpy as np
+
+
+class LttError(RuntimeError):
+    """ltt refused the request (bad input, exit 2) or could not run."""
+
+
+def binary():
+    """The ltt binary: $LTT, else `ltt` on PATH, else build/release/bin/ltt of this checkout."""
+    env = os.environ.get("LTT")
+    if env:
+        return env
+    on_path = shutil.which("ltt")
+    if on_path:
+        return on_path
+    here = os.path.dirname(os.path.abspath(__file__))
+    guess = os.path.normpath(os.path.join(here, "..", "..", "build", "release", "bin", "ltt"))
+    if os.path.exists(guess):
+        return guess
+    raise LttError("no ltt binary: set LTT=/path/to/ltt, put ltt on PATH, or build this checkout (build/release/bin/ltt)")
+
+
+def _run(args):
+    r = subprocess.run([binary(), *args], capture_output=True, text=True)
+    if r.returncode == 2:
+        raise LttError(f"ltt {' '.join(args)}: {r.stderr.strip() or r.stdout.strip()}")
+    return r
+
+
+# --- safetensors (the format of DESIGN.md section 6) ---
+
+_DTYPES = {"BF16": 2, "F32": 4, "F64": 8}
+
+
+def _read(path):
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    meta = header.pop("__metadata__", {})
+    data = raw[8 + n:]
+    out = {}
+    for name, t in header.items():
+        b, e = t["data_offsets"]
+        buf = data[b:e]
+        if t["dtype"] == "BF16":
+            bits = np.frombuffer(buf, dtype="<u2").astype(np.uint32) << 16
+            arr = bits.view(np.float32)
+        elif t["dtype"] == "F32":
+            arr = np.frombuffer(buf, dtype="<f4").copy()
+        else:
+            arr = np.frombuffer(buf, dtype="<f8").copy()
+        out[name] = arr.reshape(t["shape"])
+    return out, meta
+
+
+def _write(path, tensors):
+    """tensors: name -> float32 array, written as F32."""
+    head, blob = {}, b""
+    for name in sorted(tensors):
+        a = np.ascontiguousarray(tensors[name], dtype="<f4")
+        head[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [len(blob), len(blob) + a.nbytes]}
+        blob += a.tobytes()
+    h = json.dumps(head, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + blob)
+
+
+def _to_numpy(x):
+    if hasattr(x, "detach"):  # a torch tensor, on any device
+        return x.detach().float().cpu().numpy()
+    return np.asarray(x, dtype=np.float32)
+
+
+class Case:
+    """One golden case: every rank's inputs and the expected outputs.
+
+    inputs: {"R": [T x [M, L]], "S": [T x [M, H]], "g": [L], "W": [H, L]} (float32 holding bf16 values,
+    or torch tensors on `device`); expected: {tier: [M, H]}; expected_exact: [M, H] float64 truth;
+    meta: the case file's metadata; path: the case file."""
+
+    def __init__(self, path, device=None):
+        t, meta = _read(path)
+        self.path, self.meta = path, meta
+        self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
+        self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
+        self.tiers = [int(k) for k in meta["tiers"].split(",")]
+        conv = _converter(device)
+        self.inputs = {
+            "R": [conv(t[f"routed.rank{r}"]) for r in range(self.tp)],
+            "S": [conv(t[f"shared.rank{r}"]) for r in range(self.tp)],
+            "g": conv(t["norm_weight"].reshape(-1)),
+            "W": conv(t["up_weight"]),
+        }
+        self.expected = {k: conv(t[f"expected.tier{k}"]) for k in self.tiers}
+        self.expected_exact = t["expected_exact"]
+
+    def __repr__(self):
+        return f"ltt.Case(T={self.tp}, M={self.tokens}, H={self.hidden}, L={self.latent}, tiers={self.tiers}, path={self.path!r})"
+
+
+def _converter(device):
+    if device is None:
+        return lambda a: a
+    import torch  # optional: only when tensors are asked for
+
+    return lambda a: torch.from_numpy(np.ascontiguousarray(a)).to(device=device, dtype=torch.bfloat16)
+
+
+def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", eps=1e-6, algo=None, device=None,
+         workdir=None):
+    """Writes the case with `ltt golden` (into `workdir`, else a temporary folder) and loads it."""
+    work = workdir or tempfile.mkdtemp(prefix="ltt-case-")
+    tiers_arg = tiers if isinstance(tiers, str) else ",".join(str(k) for k in tiers)
+    args = ["golden", "--out", work, "--tp", str(tp), "--tokens", str(tokens), "--dims", str(dims), "--dist", dist,
+            "--seed", str(seed), "--tier", tiers_arg, "--eps", repr(float(eps))]
+    if algo:
+        args += ["--algo", algo]
+    r = _run(args)
+    if r.returncode != 0:
+        raise LttError(f"ltt golden failed: {r.stderr.strip()}")
+    manifest = json.load(open(os.path.join(work, "manifest.json")))
+    want = {"tp": str(tp), "tokens": str(tokens), "dist": dist, "seed": str(seed)}
+    files = [e["file"] for e in manifest["files"] if all(e["metadata"].get(k) == v for k, v in want.items())]
+    if not files:
+        raise LttError(f"ltt golden wrote no case for {want} in {work}")
+    return Case(os.path.join(work, sorted(files)[-1]), device=device)
+
+
+class Verdict:
+    """ltt verify's judgement of one output: passed, the failing elements with their
+    admissible sets, the report's figures, and the command that reproduces it."""
+
+    def __init__(self, report, command, stdout):
+        c = report["cases"][0]
+        self.report, self.stdout = c, stdout
+        self.passed = bool(c["pass"])
+        self.failed_checks = c["failed_checks"]
+        self.outside = c["admissible"]["outside"]
+        self.elements = c.get("elements", 0)
+        self.steps_max = c["admissible"]["steps_max"]
+        self.first_outside = c.get("first_outside", [])
+        self.reproduce = c["reproduce"] or command
+
+    def __bool__(self):
+        return self.passed
+
+    def message(self):
+        if self.passed:
+            return "ltt verify: every element inside its admissible set"
+        n = max(self.elements, 1)
+        lines = [f"Outputs are not admissible! (failed checks: {', '.join(self.failed_checks)})",
+                 f"Mismatched elements: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)"]
+        if self.first_outside:
+            far = max(self.first_outside, key=lambda f: float(f["steps"]))
+            lines.append(f"Greatest distance shown: {far['steps']} bf16 steps at index {tuple(far['index'])} "
+                         f"(got {far['got']}, admissible [{far['lo']}, {far['hi']}], truth {far['truth']})")
+            for f in self.first_outside[:5]:
+                lines.append(f"  index {tuple(f['index'])}: got {f['got']}, admissible [{f['lo']}, {f['hi']}], "
+                             f"{f['steps']} steps outside")
+        lines.append(f"reproduce: {self.reproduce}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"ltt.Verdict(passed={self.passed}, outside={self.outside}, failed_checks={self.failed_checks})"
+
+
+def verify(case, output, tier, rank=None):
+    """Judges `output` ([M, H]; NumPy or torch; bf16 values or fp32, rounded to bf16 as ltt does)
+    as tier `tier`'s output on `case`. Returns a Verdict (truthy when it passes).
+    With rank=None the output is rank 0's; a dict {rank: output} checks several ranks."""
+    outs = output if isinstance(output, dict) else {0 if rank is None else rank: output}
+    work = tempfile.mkdtemp(prefix="ltt-verify-")
+    tensors = {}
+    for r, y in outs.items():
+        a = _to_numpy(y)
+        if a.shape != (case.tokens, case.hidden):
+            raise LttError(f"output of rank {r} has shape {a.shape}, the case needs {(case.tokens, case.hidden)}")
+        tensors[f"output.tier{tier}.rank{r}"] = a
+    out_path = os.path.join(work, "output.safetensors")
+    _write(out_path, tensors)
+    report = os.path.join(work, "report.json")
+    args = ["verify", "--case", case.path, "--output", out_path, "--tier", str(tier), "--json", report]
+    r = _run(args)
+    if not os.path.exists(report):
+        raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
+    return Verdict(json.load(open(report)), " ".join(shlex.quote(a) for a in [binary(), *args]), r.stdout)
+
+
+def assert_verified(case, output, tier, rank=None):
+    """Raises AssertionError (a message like torch.testing.assert_close's: what failed, where, by how
+    much, how to reproduce) unless `output` is admissible for `tier` on `case`."""
+    v = verify(case, output, tier, rank)
+    if not v.passed:
+        raise AssertionError(v.message())
+    return v
