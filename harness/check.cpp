@@ -293,6 +293,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         if (stopped.empty())
           for (bf16 v : y.v) res.poisoned += v.bits == kPoison;
         evaluate(widen<double>(y), want, truth, bound, ref->admissible(tier, contract), o, res);
+        if (bad_rank >= 0) heat_rank_diff(res, widen<double>(y), widen<double>(other));
         res.seconds = now_seconds() - t0;
         res.backend_seconds = backend_s;
         if (!res.ok) {

@@ -36,6 +36,8 @@ struct CheckOptions {
   std::string backend = "cpu";
   std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
   std::string json, markdown, dump_dir;
+  std::string html;       // a self-contained HTML report (heatmaps of the failing cases)
+  bool html_all = false;  // heatmaps of every case, not only the failing ones
   double timeout = 300;  // seconds without progress before the run is ended
   // The optional emulated-reference gate (off when negative): every element
   // within ulp_max ULPs of the emulated reference, at most ulp_frac differing.

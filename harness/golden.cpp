@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flags.hpp"
+#include "html.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "sha256.hpp"
@@ -382,7 +383,9 @@ Result<int> run_golden(const GoldenOptions& o) {
   return 0;
 }
 
-Result<int> run_regress(const std::string& dir) {
+Result<int> run_regress(const std::string& dir, const std::string& html, const std::string& command) {
+  std::vector<std::vector<std::string>> html_rows;
+  std::vector<std::string> html_notes;
   const double t0 = now_seconds();
   const std::string mpath = dir + "/manifest.json";
   auto manifest = read_manifest(mpath, true);
@@ -429,6 +432,8 @@ Result<int> run_regress(const std::string& dir) {
     }
     prog.step(file);
     tab.row({file, committed ? "tensors" : "hash", fmt("%.1f", now_seconds() - a), problem.empty() ? "same" : "DRIFT"});
+    html_rows.push_back({file, committed ? "tensors" : "hash", fmt("%.1f", now_seconds() - a), problem.empty() ? "same" : "DRIFT"});
+    if (!problem.empty()) html_notes.push_back(cat("DRIFT ", file, ": ", problem));
     if (!problem.empty()) {
       ++drift;
       std::printf("#   DRIFT %s: %s\n", file.c_str(), problem.c_str());
@@ -436,6 +441,13 @@ Result<int> run_regress(const std::string& dir) {
   }
   prog.done();
   std::printf("# Drifted sets : %zu %s\n# wall %.1f s\n", drift, drift == 0 ? "OK" : "FAILED", now_seconds() - t0);
+  if (!html.empty()) {
+    Status w = write_html_table(html, "ltt regress", command, {"file", "how", "time (s)", "verdict"}, html_rows, html_notes, drift == 0);
+    if (!w.ok()) {
+      if (drift == 0) return w.error();
+      std::fprintf(stderr, "ltt: %s\n", w.error().describe().c_str());  // the drift's exit 1 wins
+    }
+  }
   return drift == 0 ? 0 : 1;
 }
 

@@ -24,7 +24,8 @@ struct GoldenOptions {
 };
 
 Result<int> run_golden(const GoldenOptions& o);
-Result<int> run_regress(const std::string& dir);
+// html: also write the table as an HTML page there ("" for none).
+Result<int> run_regress(const std::string& dir, const std::string& html = "", const std::string& command = "");
 
 // The case file of one input set, built from nothing but its description.
 Result<SafeTensors> build_case(const Problem& p, const std::vector<int>& tiers, const CaseContract& c,

@@ -156,6 +156,10 @@ int main(int argc, char** argv) {
   add(check, "--json", ck.json, path_value, "write the results as JSON (schema in README.md)");
   add(check, "--markdown", ck.markdown, path_value, "write a Markdown summary");
   add(check, "--dump-dir", ck.dump_dir, path_value, "write a case file (safetensors) for every failing case here");
+  add(check, "--html", ck.html, path_value,
+      "write a self-contained HTML report: the summary table and, per failing case, heatmaps over (token x hidden column) "
+      "of the distance to the admissible set, of error/bound and of where ranks differ, shard edges marked");
+  check->add_flag("--html-all", ck.html_all, "heatmaps for every case in the HTML report, not only the failing ones");
   add(check, "--timeout", ck.timeout, [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1e6, true); },
       "seconds without progress before the run is ended, naming the rank")->default_str("300");
   add(check, "--ulp-max", ck.ulp_max, ulp_max_value,
@@ -266,6 +270,8 @@ int main(int argc, char** argv) {
         regress_dir = *r;
       },
       "a golden set directory (e.g. data/golden)")->required();
+  std::string regress_html;
+  add(regress, "--html", regress_html, path_value, "also write the table as a self-contained HTML page");
 
   // ---- verify
   ltt::VerifyOptions vo;
@@ -288,6 +294,8 @@ int main(int argc, char** argv) {
       "the tier that made 'output' (0..4; needed when the case covers several)");
   add(verify, "--json", vo.report.json, path_value, "write the results as JSON (the schema of ltt check)");
   add(verify, "--markdown", vo.report.markdown, path_value, "write a Markdown summary");
+  add(verify, "--html", vo.report.html, path_value, "write a self-contained HTML report with heatmaps of the failing cases");
+  verify->add_flag("--html-all", vo.report.html_all, "heatmaps for every case, not only the failing ones");
   add(verify, "--ulp-max", vo.report.ulp_max, ulp_max_value, "also require every element within this many ULPs of the emulated reference (off by default)");
   add(verify, "--ulp-frac", vo.report.ulp_frac, ulp_frac_value, "also require at most this fraction (0..1) of elements differing from it (off by default)");
 
@@ -390,17 +398,20 @@ int main(int argc, char** argv) {
     }
     if (regress->parsed()) {
       if (refuse_under_mpirun("regress")) return 2;
-      auto r = ltt::run_regress(regress_dir);
+      if (!regress_html.empty())
+        if (auto s = flags::writable_file("--html", regress_html); !s.ok()) return fail(s.error());
+      auto r = ltt::run_regress(regress_dir, regress_html, command);
       return r.ok() ? *r : fail(r.error());
     }
     if (verify->parsed()) {
       if (refuse_under_mpirun("verify")) return 2;
-      for (const auto& [f, p] : {std::pair{"--json", vo.report.json}, std::pair{"--markdown", vo.report.markdown}}) {
+      for (const auto& [f, p] : {std::pair{"--json", vo.report.json}, std::pair{"--markdown", vo.report.markdown},
+                                 std::pair{"--html", vo.report.html}}) {
         if (p.empty()) continue;
         if (auto s = flags::not_an_input(f, p, {vo.case_path, vo.output_path}); !s.ok()) return fail(s.error());
         if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
       }
-      if (auto s = flags::distinct_outputs({{"--json", vo.report.json}, {"--markdown", vo.report.markdown}}); !s.ok())
+      if (auto s = flags::distinct_outputs({{"--json", vo.report.json}, {"--markdown", vo.report.markdown}, {"--html", vo.report.html}}); !s.ok())
         return fail(s.error());
       vo.report.command = command;
       auto r = ltt::run_verify(vo);
@@ -496,15 +507,15 @@ int main(int argc, char** argv) {
       if (ck_invariance) {
         // --invariance runs the cpu backend's fake ranks and writes one JSON: the rest would be ignored.
         for (const char* f : {"--backend", "--markdown", "--dump-dir", "--timeout", "--ulp-max", "--ulp-frac", "--variant",
-                              "--mutant", "--plant", "--inject", "--inject-rank"})
+                              "--mutant", "--plant", "--inject", "--inject-rank", "--html", "--html-all"})
           if (check->count(f)) return fail(LTT_USAGE("check --invariance does not use ", f, ": drop it, or run check without --invariance"));
       }
-      for (const auto& [f, p] : {std::pair{"--json", ck.json}, std::pair{"--markdown", ck.markdown}})
+      for (const auto& [f, p] : {std::pair{"--json", ck.json}, std::pair{"--markdown", ck.markdown}, std::pair{"--html", ck.html}})
         if (!p.empty())
           if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
       if (!ck.dump_dir.empty())
         if (auto s = flags::writable_dir("--dump-dir", ck.dump_dir); !s.ok()) return fail(s.error());
-      if (auto s = flags::distinct_outputs({{"--json", ck.json}, {"--markdown", ck.markdown}, {"--dump-dir", ck.dump_dir}}); !s.ok())
+      if (auto s = flags::distinct_outputs({{"--json", ck.json}, {"--markdown", ck.markdown}, {"--html", ck.html}, {"--dump-dir", ck.dump_dir}}); !s.ok())
         return fail(s.error());
 
       int provided = 0;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "html.hpp"
+
 namespace ltt {
 
 std::vector<std::string> CaseResult::failed_checks() const {
@@ -77,6 +79,38 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
   r.frac_differ = static_cast<double>(static_cast<size_t>(y.size()) - r.ulp_hist[0]) / static_cast<double>(y.size());
   r.strict_fail = (o.ulp_max >= 0 && r.ulp_max > o.ulp_max) || (o.ulp_frac >= 0 && r.frac_differ > o.ulp_frac);
   r.ok = r.failed_checks().empty();
+  if (!o.html.empty() && (!r.ok || o.html_all)) {
+    CaseResult::Heat& h = r.heat;
+    h.M = static_cast<int>(y.rows());
+    h.H = H;
+    h.shard = r.p.T > 0 ? H / r.p.T : H;
+    h.rows = std::min(h.M, 128);
+    h.cols = std::min(h.H, 512);
+    h.err_bound.assign(static_cast<size_t>(h.rows) * h.cols, 0.0f);
+    h.steps.assign(h.err_bound.size(), 0.0f);
+    for (Eigen::Index e = 0; e < y.size(); ++e) {
+      const int i = static_cast<int>(e / H), j = static_cast<int>(e % H);
+      const size_t c = static_cast<size_t>(static_cast<long>(i) * h.rows / h.M) * h.cols + static_cast<size_t>(static_cast<long>(j) * h.cols / h.H);
+      const double a = y.data()[e], t = truth.Y.data()[e], b = bound.data()[e];
+      const double eb = std::isfinite(a) && std::isfinite(t) ? (b > 0 ? std::fabs(a - t) / b : (a == t ? 0.0 : 1e9)) : (std::isnan(a) == std::isnan(t) && (a == t || std::isnan(a)) ? 0.0 : 1e9);
+      const double st = steps_outside(adm.lo.data()[e], adm.hi.data()[e], a);
+      h.err_bound[c] = std::max(h.err_bound[c], static_cast<float>(std::min(eb, 1e9)));
+      h.steps[c] = std::max(h.steps[c], static_cast<float>(std::isinf(st) ? 1e9 : st));
+    }
+  }
+}
+
+void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other) {
+  CaseResult::Heat& h = r.heat;
+  if (h.rows == 0 || other.size() != y.size()) return;
+  h.rank_diff.assign(static_cast<size_t>(h.rows) * h.cols, 0.0f);
+  const Eigen::Index H = y.cols();
+  for (Eigen::Index e = 0; e < y.size(); ++e) {
+    const double a = y.data()[e], b = other.data()[e];
+    if (a == b || (std::isnan(a) && std::isnan(b))) continue;
+    const size_t c = static_cast<size_t>((e / H) * h.rows / h.M) * static_cast<size_t>(h.cols) + static_cast<size_t>((e % H) * h.cols / h.H);
+    h.rank_diff[c] = 1.0f;
+  }
 }
 
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c) {
@@ -269,6 +303,7 @@ Status Report::finish(double wall_seconds) {
     f.close();
     if (!f) return LTT_USAGE("cannot write --markdown ", o_.markdown, ": ", std::strerror(errno));
   }
+  if (!o_.html.empty()) LTT_TRY(write_html(o_.html, title_, o_.command, results_, wall_seconds));
   return {};
 }
 

@@ -50,6 +50,17 @@ struct CaseResult {
     double got, lo, hi, steps, truth, emulated;
   };
   std::vector<Outside> first_outside;  // up to 20
+  // Heatmaps over (token x hidden column) for the HTML report, pooled to at
+  // most 128 x 512 cells (each cell the largest value it covers); filled for
+  // failing cases when an HTML report is asked for (every case with --html-all).
+  struct Heat {
+    int rows = 0, cols = 0;      // cells
+    int M = 0, H = 0, shard = 0;  // the matrix pooled, and the hidden shard width (H / T) whose edges are marked
+    std::vector<float> err_bound;  // |y - truth| / rigorous bound
+    std::vector<float> steps;      // bf16 steps outside the admissible set (0 inside; 1e9: NaN/Inf class)
+    std::vector<float> rank_diff;  // 1 where the first differing rank's output differs from rank 0's
+  };
+  Heat heat;
   // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped.
   std::vector<std::string> failed_checks() const;
 };
@@ -61,6 +72,9 @@ struct CaseResult {
 // caller already set (bad_rank, deterministic, poisoned, stopped).
 void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD& bound, const Interval& adm,
               const CheckOptions& o, CaseResult& r);
+
+// The differing rank's heatmap: where `other` (rank bad_rank's values) differs from y (rank 0's).
+void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other);
 
 // __metadata__ of a case file (DESIGN.md section 6).
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c);

@@ -117,6 +117,7 @@ Result<int> run_verify(const VerifyOptions& o) {
           }
         }
       evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), ref.admissible(tier, contract), ro, res);
+      if (res.bad_rank >= 0) heat_rank_diff(res, first.second, ranks.at(res.bad_rank));
       res.seconds = now_seconds() - a;
       if (!res.ok) {
         ++failed;

@@ -1,0 +1,191 @@
+// The HTML report: a page built from the CaseResults, heatmaps drawn by an
+// inline script from the data embedded beside each canvas.
+#include "html.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "table.hpp"
+
+namespace ltt {
+
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+const char* kStyle = R"(<style>
+body{font-family:sans-serif;margin:20px;color:#222}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}
+th{background:#eee}.FAIL{background:#fdd;font-weight:bold}.pass{background:#dfd}
+.case{border-top:2px solid #888;margin-top:24px;padding-top:8px}
+canvas{border:1px solid #999;image-rendering:pixelated;margin:4px 12px 4px 0}
+.maps{display:flex;flex-wrap:wrap}.map{font-size:12px}code{background:#f4f4f4;padding:2px 4px;word-break:break-all}
+.legend{font-size:12px;color:#555}
+</style>)";
+
+// Draws every canvas from the JSON beside it: colour per cell, shard edges as
+// lines; then records on the canvas what it drew (for a reader or a test):
+// data-drawn, data-hot-cols (hidden-column ranges of the cells that are hot).
+const char* kScript = R"(<script>
+window.onerror = function (m) { document.body.setAttribute('data-js-error', String(m)); };
+function colour(kind, v) {
+  if (kind === 'steps' || kind === 'rank') {
+    if (v <= 0) return [255, 255, 255];
+    const t = Math.min(1, Math.log10(1 + v) / 4);
+    return [255, Math.round(200 * (1 - t)), Math.round(120 * (1 - t))];
+  }
+  if (v <= 1) { const t = Math.sqrt(v); return [Math.round(255 - 200 * t), Math.round(255 - 120 * t), 255]; }
+  const t = Math.min(1, Math.log10(v) / 3);
+  return [255, Math.round(160 * (1 - t)), 0];
+}
+function hot(kind, v) { return kind === 'err_bound' ? v > 1 : v > 0; }
+document.querySelectorAll('canvas[data-map]').forEach(function (cv) {
+  const d = JSON.parse(document.getElementById(cv.getAttribute('data-map')).textContent);
+  const kind = cv.getAttribute('data-kind'), vals = d[kind];
+  const sx = Math.max(1, Math.floor(1024 / d.cols)), sy = Math.max(1, Math.floor(256 / d.rows));
+  cv.width = d.cols * sx; cv.height = d.rows * sy;
+  const g = cv.getContext('2d');
+  const hotCols = new Set();
+  for (let i = 0; i < d.rows; ++i) for (let j = 0; j < d.cols; ++j) {
+    const v = vals[i * d.cols + j], c = colour(kind, v);
+    g.fillStyle = 'rgb(' + c[0] + ',' + c[1] + ',' + c[2] + ')';
+    g.fillRect(j * sx, i * sy, sx, sy);
+    if (hot(kind, v)) hotCols.add(j);
+  }
+  g.strokeStyle = 'rgba(0,0,0,0.6)'; g.setLineDash([3, 2]);
+  for (let e = d.shard; e < d.H; e += d.shard) {
+    const x = Math.round(e * d.cols / d.H) * sx + 0.5;
+    g.beginPath(); g.moveTo(x, 0); g.lineTo(x, cv.height); g.stroke();
+  }
+  const ranges = [], cols = Array.from(hotCols).sort(function (a, b) { return a - b; });
+  for (let k = 0; k < cols.length; ) {
+    let e = k; while (e + 1 < cols.length && cols[e + 1] === cols[e] + 1) ++e;
+    const lo = Math.floor(cols[k] * d.H / d.cols), hi = Math.ceil((cols[e] + 1) * d.H / d.cols) - 1;
+    ranges.push(lo + '-' + hi); k = e + 1;
+  }
+  cv.setAttribute('data-hot-cols', ranges.join(','));
+  cv.setAttribute('data-drawn', '1');
+});
+document.body.setAttribute('data-ready', '1');
+</script>)";
+
+std::string hist_svg(const std::array<size_t, 4>& h) {
+  size_t mx = 1;
+  for (size_t v : h) mx = std::max(mx, v);
+  std::string s = "<svg width='260' height='90' font-size='11'>";
+  const char* names[4] = {"0", "1", "2", "3+"};
+  for (int k = 0; k < 4; ++k) {
+    const double frac = std::log10(1.0 + static_cast<double>(h[static_cast<size_t>(k)])) / std::log10(1.0 + static_cast<double>(mx));
+    const int bh = static_cast<int>(60 * frac);
+    s += cat("<rect x='", 10 + 60 * k, "' y='", 70 - bh, "' width='40' height='", bh, "' fill='#58a'/>");
+    s += cat("<text x='", 10 + 60 * k, "' y='84'>", names[k], " ULP: ", h[static_cast<size_t>(k)], "</text>");
+  }
+  return s + "</svg>";
+}
+
+}  // namespace
+
+Status write_html(const std::string& path, const std::string& title, const std::string& command,
+                  const std::vector<CaseResult>& results, double wall_seconds) {
+  size_t failed = 0;
+  for (const auto& r : results) failed += r.ok ? 0 : 1;
+  std::string h = "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title) + "</title>" + kStyle +
+                  "</head><body>\n";
+  h += cat("<h1>", esc(title), ": ", failed == 0 ? "pass" : "FAIL", "</h1>\n<p>", results.size(), " cases, ", failed,
+           " failed, ", fmt("%.1f", wall_seconds), " s. Command: <code>", esc(command), "</code></p>\n");
+  h += "<p class='legend'>The verdict: every element inside its admissible set (the bf16 values some correct member of the "
+       "tier's family can produce), every rank equal, a rerun equal, nothing unwritten, not all zero. Heatmaps below for "
+       "each failing case.</p>\n";
+  h += "<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"
+       "<th>steps</th><th>max err/bound</th><th>ULP 0/1/2/3+</th><th>ranks</th><th>rerun</th><th>verdict</th></tr>\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    std::string checks;
+    for (const auto& c : r.failed_checks()) checks += (checks.empty() ? "" : ", ") + c;
+    h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
+             "</td><td>", r.tier, "</td><td>", r.p.T, "</td><td>", r.p.M, "</td><td>", name(r.p.dist), "</td><td>",
+             name(r.contract.algo), "</td><td>", r.outside, "</td><td>", std::isinf(r.steps_max) ? std::string("inf") : fmt("%.0f", r.steps_max),
+             "</td><td>", fmt("%.3g", r.vs_truth.max_ratio), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
+             r.ulp_hist[3], "</td><td>", r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
+             r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
+  }
+  h += "</table>\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    if (r.heat.rows == 0) continue;
+    const auto& ht = r.heat;
+    nlohmann::json d{{"rows", ht.rows}, {"cols", ht.cols}, {"M", ht.M}, {"H", ht.H}, {"shard", ht.shard},
+                     {"err_bound", ht.err_bound}, {"steps", ht.steps}, {"rank", ht.rank_diff}};
+    h += cat("<div class='case' id='case-", i, "' data-tier='", r.tier, "' data-tp='", r.p.T, "' data-tokens='", r.p.M, "'>\n<h2>case ", i,
+             ": tier ", r.tier, ", T ", r.p.T, ", M ", r.p.M, ", ", name(r.p.dist), ", ", name(r.contract.algo), ": ",
+             r.ok ? "pass" : "FAIL", "</h2>\n");
+    if (!r.ok) {
+      std::string checks;
+      for (const auto& c : r.failed_checks()) checks += (checks.empty() ? "" : ", ") + c;
+      h += cat("<p>failed checks: <b>", esc(checks), "</b>; ", r.outside, " elements outside their admissible sets",
+               r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n<ul>");
+      for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";
+      h += "</ul>\n";
+    }
+    h += cat("<script type='application/json' id='map-", i, "'>", d.dump(), "</script>\n<div class='maps'>");
+    const char* kinds[3][2] = {{"steps", "bf16 steps outside the admissible set"}, {"err_bound", "|y - truth| / rigorous bound"},
+                               {"rank", "where the differing rank's output differs from rank 0's"}};
+    for (const auto& k : kinds) {
+      if (std::string(k[0]) == "rank" && ht.rank_diff.empty()) continue;
+      h += cat("<div class='map'>", k[1], " (", ht.rows, " x ", ht.cols, " cells over ", ht.M, " tokens x ", ht.H,
+               " hidden columns; dashed: shard edges every ", ht.shard, ")<br><canvas id='", k[0], "-", i, "' data-map='map-", i,
+               "' data-kind='", k[0], "'></canvas></div>");
+    }
+    h += "</div>\n<p>ULP histogram against the emulated reference (a diagnostic):<br>" + hist_svg(r.ulp_hist) + "</p>\n";
+    if (!r.repro.empty()) h += "<p>reproduce: <code>" + esc(r.repro) + "</code></p>\n";
+    if (!r.dump.empty()) h += "<p>case file: <code>" + esc(r.dump) + "</code></p>\n";
+    h += "</div>\n";
+  }
+  h += kScript;
+  h += "\n</body></html>\n";
+  std::ofstream f(path);
+  f << h;
+  f.close();
+  if (!f) return LTT_USAGE("cannot write --html ", path, ": ", std::strerror(errno));
+  return {};
+}
+
+Status write_html_table(const std::string& path, const std::string& title, const std::string& command,
+                        const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::string>& notes, bool pass) {
+  std::string h = "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title) + "</title>" + kStyle +
+                  "</head><body>\n" + cat("<h1>", esc(title), ": ", pass ? "pass" : "FAIL", "</h1>\n<p>Command: <code>",
+                                           esc(command), "</code></p>\n<table id='summary'><tr>");
+  for (const auto& c : header) h += "<th>" + esc(c) + "</th>";
+  h += "</tr>\n";
+  for (const auto& row : rows) {
+    h += "<tr>";
+    for (const auto& c : row) h += "<td>" + esc(c) + "</td>";
+    h += "</tr>\n";
+  }
+  h += "</table>\n<ul>";
+  for (const auto& n : notes) h += "<li><code>" + esc(n) + "</code></li>";
+  h += "</ul>\n<script>document.body.setAttribute('data-ready', '1');</script>\n</body></html>\n";
+  std::ofstream f(path);
+  f << h;
+  f.close();
+  if (!f) return LTT_USAGE("cannot write --html ", path, ": ", std::strerror(errno));
+  return {};
+}
+
+}  // namespace ltt
