@@ -42,6 +42,14 @@ Result<Timing> timed(cudaStream_t s, int reps, Body body, Between between) {
 
 Status nothing() { return {}; }
 
+// A timing of `count` calls in a row, as the time of one.
+Result<Timing> per_call(Result<Timing> t, int count) {
+  if (!t.ok()) return t.error();
+  t->median_us /= count;
+  t->min_us /= count;
+  return t;
+}
+
 }  // namespace
 
 Result<double> copy_bandwidth(size_t bytes, int reps) {
@@ -84,10 +92,7 @@ Result<Timing> time_launch(int count, int reps) {
     for (int i = 0; i < count; ++i) LTT_TRY(fill(a.get(), 1, 0, nullptr));
     return {};
   }, nothing);
-  if (!t.ok()) return t.error();
-  t->median_us /= count;
-  t->min_us /= count;
-  return t;
+  return per_call(t, count);
 }
 
 Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps) {
@@ -100,10 +105,7 @@ Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count
     for (int i = 0; i < count; ++i) LTT_TRY(c.gemm(c.R[0], p.L, c.W.get(), p.L, c.C.get(), Hs, p.M, Hs, p.L, 1.0f));
     return {};
   }, nothing);
-  if (!t.ok()) return t.error();
-  t->median_us /= count;
-  t->min_us /= count;
-  return t;
+  return per_call(t, count);
 }
 
 Result<Timing> time_widen(const Problem& p, const Inputs& in, int reps) {
