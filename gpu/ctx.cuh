@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "peers.hpp"
 #include "inputs.hpp"
 #include "member.hpp"
 #include "kernels.cuh"
@@ -38,24 +39,60 @@ class DevBuf {
   size_t n_ = 0;
 };
 
-// The T ranks' buffers of one kind, and the device array of their pointers
-// that the collectives take.
+// Which of the T ranks this process holds ([lo, hi): all of them on fake
+// ranks), and its siblings when there are other processes.
+struct Layout {
+  int T = 1, lo = 0, hi = 1;
+  const Peers* peers = nullptr;  // null: every rank is in this process
+  bool multi() const { return peers && peers->procs > 1; }
+};
+
+// The T ranks' buffers of one kind: this process's own ranks' allocations,
+// and, for a kind that sibling ranks read (`shared`), the others' buffers
+// mapped through CUDA IPC; the device array of all T pointers is what the
+// collectives take. A rank's pointer is valid here only where this process
+// may touch it: its own ranks always, the others' only when shared.
 struct RankBufs {
-  std::vector<DevBuf<bf>> b;
+  std::vector<DevBuf<bf>> own;
+  std::vector<bf*> ptr;
+  std::vector<void*> opened;  // IPC mappings, closed on the way out
   DevBuf<bf*> ptrs;
-  Status alloc(int T, size_t n) {
-    b.clear();
-    b.resize(static_cast<size_t>(T));
-    std::vector<bf*> host;
-    for (auto& x : b) {
-      LTT_TRY(x.alloc(n));
-      host.push_back(x.get());
+  RankBufs() = default;
+  RankBufs(const RankBufs&) = delete;
+  RankBufs& operator=(const RankBufs&) = delete;
+  ~RankBufs() { close(); }
+  void close() {
+    for (void* q : opened) cudaIpcCloseMemHandle(q);
+    opened.clear();
+  }
+  Status alloc(const Layout& l, size_t n, bool shared = false) {
+    close();
+    own.clear();
+    own.resize(static_cast<size_t>(l.hi - l.lo));
+    ptr.assign(static_cast<size_t>(l.T), nullptr);
+    for (int r = l.lo; r < l.hi; ++r) {
+      LTT_TRY(own[static_cast<size_t>(r - l.lo)].alloc(n));
+      ptr[static_cast<size_t>(r)] = own[static_cast<size_t>(r - l.lo)].get();
     }
-    LTT_TRY(ptrs.alloc(host.size()));
-    LTT_CUDA(cudaMemcpy(ptrs.get(), host.data(), host.size() * sizeof(bf*), cudaMemcpyHostToDevice));
+    if (shared && l.multi()) {
+      const size_t mine = static_cast<size_t>(l.hi - l.lo);
+      std::vector<cudaIpcMemHandle_t> h(mine), all(static_cast<size_t>(l.T));
+      for (size_t i = 0; i < mine; ++i) LTT_CUDA(cudaIpcGetMemHandle(&h[i], own[i].get()));
+      LTT_TRY(l.peers->allgather(h.data(), mine * sizeof(cudaIpcMemHandle_t), all.data()));
+      for (int r = 0; r < l.T; ++r) {
+        if (r >= l.lo && r < l.hi) continue;
+        void* q = nullptr;
+        LTT_CUDA(cudaIpcOpenMemHandle(&q, all[static_cast<size_t>(r)], cudaIpcMemLazyEnablePeerAccess));
+        opened.push_back(q);
+        ptr[static_cast<size_t>(r)] = static_cast<bf*>(q);
+      }
+    }
+    LTT_TRY(ptrs.alloc(ptr.size()));
+    LTT_CUDA(cudaMemcpy(ptrs.get(), ptr.data(), ptr.size() * sizeof(bf*), cudaMemcpyHostToDevice));
     return {};
   }
-  bf* operator[](size_t r) const { return b[r].get(); }
+  bf* operator[](size_t r) const { return ptr[r]; }
+  bf* operator[](int r) const { return ptr[static_cast<size_t>(r)]; }
   bf* const* dev() const { return ptrs.get(); }
   const bf* const* cdev() const { return ptrs.get(); }
 };
@@ -64,24 +101,41 @@ struct GpuCtx {
   explicit GpuCtx(const Problem& problem) : p(problem) {}
   const Problem& p;
   Contract contract;
+  Layout lay;  // the ranks this process holds, and its siblings
+  Transport transport = Transport::ipc;
+  void* nccl = nullptr;  // ncclComm_t of the processes (Transport::nccl)
   int fault_rank = -1;  // this rank up-projects with the next rank's shard of W (tiers 0, 2)
   Mutant mut = Mutant::none;  // a planted bug (supported(): the ones that make sense on the GPU)
   cudaStream_t s = nullptr, aux = nullptr;
   cublasHandle_t blas = nullptr;
-  RankBufs R, S, Y;     // per rank: [M, L], [M, H], [M, H] (Y poisoned before the run)
+  // Per rank. R, S: the partials ([M, L], [M, H]), read by sibling ranks;
+  // Y: the output [M, H], poisoned before every run.
+  RankBufs R, S, Y;
   DevBuf<bf> g, W;      // [L], [H, L]
   DevBuf<float> C;      // fp32 scratch of the GEMMs, [M, H]
   DevBuf<bf> N;         // RMSNorm output of the rank at hand, [M, L]
   // Workspaces, allocated once per case (GpuCase::load) so that a timed rerun
-  // allocates nothing: tier 0's reduce-scattered S and output shards, its
-  // Lamport receive buffer and stuck-slot word; tier 3's concatenations.
-  RankBufs shard_s, shard_y, X;
+  // allocates nothing. Z: the all-reduced R ([M, L], or [M, L + H] in tier
+  // 3); P: the partials a second collective reduces (tier 1's reduced S,
+  // tiers 2 and 4's up-projected partials, tier 3's concatenation [R | S]);
+  // tier 0: each rank's RMSNorm output, its reduce-scattered S shard and
+  // output shard, its Lamport receive buffers (three, rotating) and the
+  // stuck-slot words.
+  RankBufs Z, P, Nr, shard_s, shard_y, lam[3];
   DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
-  // Tier 0's receive buffers: three, rotating, kept by the process across
-  // cases (cuda_backend.cu); each filled with -0 when made.
-  bf* lamport_buffer();
+  uint64_t runs = 0;  // runs of this case: which of the three receive buffers is in use
+  // Fake ranks: tier 0's receive buffers, three, rotating, kept by the
+  // process across cases (cuda_backend.cu); each filled with -0 when made.
+  // lamport_next() is the next one's index; fake_recv[k] the buffer, and
+  // as device arrays, fake_dst[k] = {it} and fake_src[k] = T times it.
+  int lamport_next();
+  bf* fake_recv[3] = {};
+  DevBuf<bf*> fake_dst[3], fake_src[3];
   long long stuck = -1; // tier 0: the first slot a Lamport reader would wait for forever
 
+  int T() const { return p.T; }
+  int lo() const { return lay.lo; }
+  int hi() const { return lay.hi; }
   bool is(Mutant m) const { return mut == m; }
   int w_shard(int r) const {
     return (r == fault_rank || (is(Mutant::shard_last_rank) && r == p.T - 1)) ? (r + 1) % p.T : r;
@@ -96,6 +150,14 @@ struct GpuCtx {
     if (is(Mutant::double_rank)) t.twice = p.T - 1;
     return t;
   }
+  // Before a step that reads what sibling processes wrote (or writes what
+  // they read): this process's streams drained, then every process here.
+  // Nothing on fake ranks: one stream orders everything.
+  Status fence();
+  // out_q = the sum over the T ranks of in_q, for this process's ranks q
+  // (n elements): ltt's own kernels over IPC in the contract's order, or
+  // NCCL's all-reduce. in and out may be the same buffers on fake ranks only.
+  Status allreduce(const RankBufs& in, const RankBufs& out, size_t n, cudaStream_t st);
   // C [M, n] (row-major, ldc) = A [M, K] (lda) B [n, K]^T (ldb) + beta C.
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
@@ -105,10 +167,23 @@ struct GpuCtx {
 // inputs with poisoned outputs.
 struct GpuCase {
   explicit GpuCase(const Problem& p) : c(p) {}
+  GpuCase(const GpuCase&) = delete;
+  GpuCase& operator=(const GpuCase&) = delete;
+  // The siblings' mappings closed, and every process past that point,
+  // before any process frees a buffer that others mapped.
+  ~GpuCase() {
+    c.R.close();
+    c.S.close();
+    c.P.close();
+    for (RankBufs& b : c.lam) b.close();
+    if (c.lay.multi()) (void)c.lay.peers->barrier();
+  }
   GpuCtx c;
   RankBufs R0, S0;
   int tier = -1;
-  Status load(int tier, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut = Mutant::none);
+  // lay: this process's ranks (default: all T here); peers must outlive the case.
+  Status load(int tier, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut = Mutant::none,
+              const Peers* peers = nullptr, Transport transport = Transport::ipc);
   Status reset();  // partials from the pristine copies, outputs poisoned (stream-ordered)
   Status run();    // the tier's pipeline, then a check that the device finished cleanly
 };

@@ -1,8 +1,17 @@
-// run_cuda(): uploads a case's inputs to one rank's buffers per fake rank,
-// poisons the outputs, runs the tier's pipeline from the table, downloads
-// every rank's Y. Also the GEMM every pipeline uses.
+// run_cuda(): uploads a case's inputs to the buffers of this process's ranks
+// (all T on fake ranks), poisons the outputs, runs the tier's pipeline from
+// the table, downloads every local rank's Y. Also what every pipeline uses:
+// the GEMM, the all-reduce (ltt's kernels over peer memory, or NCCL) and the
+// fence between processes.
+#include <cstdlib>
 #include <cstring>
+#include <set>
+#include <string>
 #include <utility>
+
+#if LTT_HAVE_NCCL
+#include <nccl.h>
+#endif
 
 #include "cuda_backend.hpp"
 #include "ctx.cuh"
@@ -22,17 +31,38 @@ Status upload(const MatrixB& m, bf* dst, cudaStream_t s) {
   return {};
 }
 
-// The process's CUDA state, made once: streams and the cuBLAS handle.
+#if LTT_HAVE_NCCL
+#define LTT_NCCL(call)                                                                                  \
+  do {                                                                                                  \
+    const ncclResult_t ltt_n_ = (call);                                                                 \
+    if (ltt_n_ != ncclSuccess)                                                                          \
+      return ::ltt::Error{::ltt::Errc::internal, ::ltt::cat(#call, ": ", ncclGetErrorString(ltt_n_)),   \
+                          __FILE__, __LINE__, -1};                                                      \
+  } while (0)
+#endif
+
+// The process's CUDA state, made once: its device, streams, the cuBLAS
+// handle, and NCCL's communicator when a run asks for it.
 struct Runtime {
+  int device = -1;
   cudaStream_t s = nullptr, aux = nullptr;
   cublasHandle_t blas = nullptr;
-  // Tier 0's three rotating Lamport receive buffers and how often they were used.
+  // Tier 0's three rotating Lamport receive buffers on fake ranks and how
+  // often they were used.
   DevBuf<bf> lamport[3];
   size_t lamport_elems = 0;
   uint64_t lamport_uses = 0;
-  Status init() {
-    if (blas) return {};
-    LTT_CUDA(cudaSetDevice(0));
+  void* nccl = nullptr;  // ncclComm_t
+  Status init(int dev) {
+    if (blas) {
+      if (dev != device) return LTT_ERR(Errc::internal, "the cuda backend started on device ", device, ", asked for ", dev);
+      return {};
+    }
+    int n = 0;
+    LTT_CUDA(cudaGetDeviceCount(&n));
+    if (dev < 0 || dev >= n) return LTT_USAGE("--backend cuda: device ", dev, " asked for, ", n, " visible");
+    LTT_CUDA(cudaSetDevice(dev));
+    device = dev;
     LTT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     LTT_CUDA(cudaStreamCreateWithFlags(&aux, cudaStreamNonBlocking));
     LTT_CUBLAS(cublasCreate(&blas));
@@ -41,6 +71,34 @@ struct Runtime {
     // contract declares; the default math mode allows no TF32 down-conversion.
     LTT_CUBLAS(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
     return {};
+  }
+  // NCCL over the processes, one rank each on distinct GPUs; NVLink
+  // multicast (NVLS) off, as on every machine this runs on.
+  Status init_nccl(const Peers& peers) {
+#if LTT_HAVE_NCCL
+    if (nccl) return {};
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    cudaDeviceProp prop{};
+    LTT_CUDA(cudaGetDeviceProperties(&prop, device));
+    std::vector<char> uuids(static_cast<size_t>(peers.procs) * 16);
+    LTT_TRY(peers.allgather(prop.uuid.bytes, 16, uuids.data()));
+    std::set<std::string> distinct;
+    for (int i = 0; i < peers.procs; ++i) distinct.insert(std::string(&uuids[static_cast<size_t>(i) * 16], 16));
+    if (static_cast<int>(distinct.size()) != peers.procs)
+      return LTT_USAGE("--transport nccl: NCCL refuses two ranks on one GPU and ", peers.procs, " processes share ",
+                       distinct.size(), " GPU(s): run one process per GPU, or use --transport ipc");
+    ncclUniqueId id{};
+    std::vector<ncclUniqueId> ids(static_cast<size_t>(peers.procs));
+    if (peers.pid == 0) LTT_NCCL(ncclGetUniqueId(&id));
+    LTT_TRY(peers.allgather(&id, sizeof id, ids.data()));  // process 0's id, to all
+    ncclComm_t comm = nullptr;
+    LTT_NCCL(ncclCommInitRank(&comm, peers.procs, ids[0], peers.pid));
+    nccl = comm;
+    return {};
+#else
+    (void)peers;
+    return LTT_USAGE("--transport nccl: this build has no NCCL (no nccl.h at configure time)");
+#endif
   }
 };
 
@@ -65,6 +123,29 @@ Status GpuCtx::gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int l
                           Cm, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   return {};
 }
+
+Status GpuCtx::fence() {
+  if (!lay.multi()) return {};
+  LTT_CUDA(cudaStreamSynchronize(s));
+  LTT_CUDA(cudaStreamSynchronize(aux));
+  return lay.peers->barrier();
+}
+
+Status GpuCtx::allreduce(const RankBufs& in, const RankBufs& out, size_t n, cudaStream_t st) {
+  if (transport == Transport::nccl) {
+#if LTT_HAVE_NCCL
+    LTT_NCCL(ncclAllReduce(in[lo()], out[lo()], n, ncclBfloat16, ncclSum, static_cast<ncclComm_t>(nccl), st));
+    return {};
+#endif
+  }
+  return gpu::allreduce(in.cdev(), out.dev(), p.T, lo(), hi(), n, contract.algo, st, terms());
+}
+
+#if LTT_HAVE_NCCL
+bool have_nccl() { return true; }
+#else
+bool have_nccl() { return false; }
+#endif
 
 Status cuda_available() {
   int n = 0;
@@ -99,18 +180,38 @@ bool supported(Mutant m) {
 
 bool supported_mutant(Mutant m) { return supported(m); }
 
-bf* GpuCtx::lamport_buffer() {
+int GpuCtx::lamport_next() {
   Runtime& rt = runtime();
-  return rt.lamport[rt.lamport_uses++ % 3].get();
+  return static_cast<int>(rt.lamport_uses++ % 3);
 }
 
-Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut) {
+Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut, const Peers* peers,
+                     Transport transport) {
   static_assert(sizeof(bf16) == sizeof(bf), "host and device bf16 differ in size");
   const Problem& p = c.p;
   if (t < 0 || t >= kNumTiers) return LTT_ERR(Errc::internal, "GpuCase: tier ", t);
   tier = t;
+  Layout& lay = c.lay;
+  lay.T = p.T;
+  lay.peers = peers;
+  const int procs = peers ? peers->procs : 1, pid = peers ? peers->pid : 0;
+  if (p.T % procs != 0) return LTT_USAGE("--backend cuda: T = ", p.T, " over ", procs, " processes: P must divide T");
+  lay.lo = pid * (p.T / procs);
+  lay.hi = lay.lo + p.T / procs;
+  if (lay.multi() && mut != Mutant::none)
+    return LTT_USAGE("the cuda backend plants mutants on fake ranks in one process: run without mpirun");
   Runtime& rt = runtime();
-  LTT_TRY(rt.init());
+  LTT_TRY(rt.init(peers ? peers->device : 0));
+  c.transport = transport;
+  if (transport == Transport::nccl && t != 0) {
+    if (!lay.multi() || lay.hi - lay.lo != 1)
+      return LTT_USAGE("--transport nccl runs one rank per process: mpirun -np T with T = --tp (here T = ", p.T,
+                       " over ", procs, " process(es))");
+    LTT_TRY(rt.init_nccl(*peers));
+    c.nccl = rt.nccl;
+  } else {
+    c.transport = Transport::ipc;  // tier 0's fused collective always works over peer memory
+  }
   c.contract = contract;
   c.fault_rank = fault_rank;
   c.mut = mut;
@@ -118,32 +219,53 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   c.aux = rt.aux;
   c.blas = rt.blas;
   const size_t ML = static_cast<size_t>(p.M) * p.L, MH = static_cast<size_t>(p.M) * p.H;
-  LTT_TRY(R0.alloc(p.T, ML));
-  LTT_TRY(S0.alloc(p.T, MH));
-  LTT_TRY(c.R.alloc(p.T, ML));
-  LTT_TRY(c.S.alloc(p.T, MH));
-  LTT_TRY(c.Y.alloc(p.T, MH));
+  LTT_TRY(R0.alloc(lay, ML));
+  LTT_TRY(S0.alloc(lay, MH));
+  LTT_TRY(c.R.alloc(lay, ML, true));
+  LTT_TRY(c.S.alloc(lay, MH, true));
+  LTT_TRY(c.Y.alloc(lay, MH));
   LTT_TRY(c.g.alloc(static_cast<size_t>(p.L)));
   LTT_TRY(c.W.alloc(static_cast<size_t>(p.H) * p.L));
   LTT_TRY(c.C.alloc(MH));
   LTT_TRY(c.N.alloc(ML));
   if (tier == 0) {
-    LTT_TRY(c.shard_s.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
-    LTT_TRY(c.shard_y.alloc(p.T, static_cast<size_t>(p.M) * p.Hs()));
+    LTT_TRY(c.Nr.alloc(lay, ML));
+    LTT_TRY(c.shard_s.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
+    LTT_TRY(c.shard_y.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.stuck_dev.alloc(1));
     LTT_TRY(c.stuck_in.alloc(1));
-    if (MH > rt.lamport_elems) {  // larger buffers, filled with -0 (the empty sentinel)
+    if (lay.multi()) {  // every rank's own three receive buffers, filled with -0 (the empty sentinel)
+      for (RankBufs& b : c.lam) {
+        LTT_TRY(b.alloc(lay, MH, true));
+        for (int r = lay.lo; r < lay.hi; ++r) LTT_TRY(fill(b[r], MH, kNegZero, c.s));
+      }
+    } else if (MH > rt.lamport_elems) {  // fake ranks: the process's, larger, filled with -0
       for (auto& b : rt.lamport) {
         LTT_TRY(b.alloc(MH));
         LTT_TRY(fill(b.get(), MH, kNegZero, c.s));
       }
       rt.lamport_elems = MH;
     }
+    if (!lay.multi())
+      for (int k = 0; k < 3; ++k) {
+        c.fake_recv[k] = rt.lamport[k].get();
+        const std::vector<bf*> every(static_cast<size_t>(p.T), c.fake_recv[k]);
+        LTT_TRY(c.fake_dst[k].alloc(1));
+        LTT_TRY(c.fake_src[k].alloc(every.size()));
+        LTT_CUDA(cudaMemcpy(c.fake_dst[k].get(), every.data(), sizeof(bf*), cudaMemcpyHostToDevice));
+        LTT_CUDA(cudaMemcpy(c.fake_src[k].get(), every.data(), every.size() * sizeof(bf*), cudaMemcpyHostToDevice));
+      }
   }
-  if (tier == 3) LTT_TRY(c.X.alloc(p.T, static_cast<size_t>(p.M) * (p.L + p.H)));
-  for (int r = 0; r < p.T; ++r) {
-    LTT_TRY(upload(in.R[static_cast<size_t>(r)], R0[static_cast<size_t>(r)], c.s));
-    LTT_TRY(upload(in.S[static_cast<size_t>(r)], S0[static_cast<size_t>(r)], c.s));
+  if (tier == 3) {
+    LTT_TRY(c.P.alloc(lay, ML + MH, true));
+    LTT_TRY(c.Z.alloc(lay, ML + MH));
+  } else {
+    LTT_TRY(c.Z.alloc(lay, ML));
+    if (tier != 0) LTT_TRY(c.P.alloc(lay, MH, true));
+  }
+  for (int r = lay.lo; r < lay.hi; ++r) {
+    LTT_TRY(upload(in.R[static_cast<size_t>(r)], R0[r], c.s));
+    LTT_TRY(upload(in.S[static_cast<size_t>(r)], S0[r], c.s));
   }
   if (c.is(Mutant::g_missing)) LTT_TRY(fill(c.g.get(), static_cast<size_t>(p.L), 0x3f80, c.s));  // bf16 1.0
   else LTT_TRY(upload(in.g, c.g.get(), c.s));
@@ -155,13 +277,14 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   } else {
     LTT_TRY(upload(in.W, c.W.get(), c.s));
   }
+  LTT_CUDA(cudaStreamSynchronize(c.s));  // the receive buffers cleared before any sibling publishes
   return {};
 }
 
 Status GpuCase::reset() {
   const Problem& p = c.p;
   const size_t ML = static_cast<size_t>(p.M) * p.L, MH = static_cast<size_t>(p.M) * p.H;
-  for (size_t r = 0; r < static_cast<size_t>(p.T); ++r) {
+  for (int r = c.lo(); r < c.hi(); ++r) {
     LTT_CUDA(cudaMemcpyAsync(c.R[r], R0[r], ML * sizeof(bf), cudaMemcpyDeviceToDevice, c.s));
     LTT_CUDA(cudaMemcpyAsync(c.S[r], S0[r], MH * sizeof(bf), cudaMemcpyDeviceToDevice, c.s));
     LTT_TRY(fill(c.Y[r], MH, kPoisonBits, c.s));
@@ -175,14 +298,16 @@ Status GpuCase::run() {
   Status s = [&]() -> Status {
     LTT_TRY(run_pipeline(*this));
     if (c.is(Mutant::last_row_unwritten))  // the last token row never written: still poisoned
-      for (size_t r = 0; r < static_cast<size_t>(c.p.T); ++r)
+      for (int r = c.lo(); r < c.hi(); ++r)
         LTT_TRY(fill(c.Y[r] + static_cast<size_t>(c.p.M - 1) * c.p.H, static_cast<size_t>(c.p.H), kPoisonBits, c.s));
     return {};
   }();
-  // Every path waits for the streams before anything is read or freed.
+  // Every path waits for the streams before anything is read or freed, and
+  // for the sibling processes before a next run overwrites what they read.
   const cudaError_t sync = cudaDeviceSynchronize();
   LTT_TRY(s);
   if (sync != cudaSuccess) return LTT_ERR(Errc::internal, "tier ", tier, " on the GPU: ", cudaGetErrorString(sync));
+  LTT_TRY(c.fence());
   if (tier == 0) {
     long long in_stuck = -1;
     LTT_CUDA(cudaMemcpy(&in_stuck, c.stuck_in.get(), sizeof(long long), cudaMemcpyDeviceToHost));
@@ -207,18 +332,17 @@ Status GpuCase::run() {
 }
 
 Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
-                std::vector<MatrixB>& out, Mutant mut) {
+                std::vector<MatrixB>& out, Mutant mut, const Peers* peers, Transport transport) {
   if (!supported(mut)) return LTT_USAGE("the cuda backend cannot plant this mutant (ltt mutants --backend cuda lists those it can)");
-  if (static_cast<int>(out.size()) != p.T)
-    return LTT_ERR(Errc::internal, "run_cuda: ", out.size(), " output buffers for T = ", p.T, " (fake ranks only)");
   GpuCase g(p);
-  LTT_TRY(g.load(tier, contract, in, fault_rank, mut));
+  LTT_TRY(g.load(tier, contract, in, fault_rank, mut, peers, transport));
+  if (static_cast<int>(out.size()) != g.c.hi() - g.c.lo())
+    return LTT_ERR(Errc::internal, "run_cuda: ", out.size(), " output buffers for ranks ", g.c.lo(), "..", g.c.hi() - 1);
   LTT_TRY(g.reset());
   LTT_TRY(g.run());
   const size_t MH = static_cast<size_t>(p.M) * p.H;
-  for (int r = 0; r < p.T; ++r)
-    LTT_CUDA(cudaMemcpy(out[static_cast<size_t>(r)].v.data(), g.c.Y[static_cast<size_t>(r)], MH * sizeof(bf),
-                        cudaMemcpyDeviceToHost));
+  for (int r = g.c.lo(); r < g.c.hi(); ++r)
+    LTT_CUDA(cudaMemcpy(out[static_cast<size_t>(r - g.c.lo())].v.data(), g.c.Y[r], MH * sizeof(bf), cudaMemcpyDeviceToHost));
   return {};
 }
 

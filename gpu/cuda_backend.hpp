@@ -1,6 +1,7 @@
-// The cuda backend: every tier's per-rank pipeline on one GPU, all T TP ranks
-// as fake ranks in this process, each with its own device buffers; the
-// collectives are kernels that read the sibling ranks' buffers in the orders
+// The cuda backend: every tier's per-rank pipeline on the GPU, all T TP
+// ranks as fake ranks in this process (each with its own device buffers), or
+// one or more ranks per process (peers.hpp); the collectives are kernels
+// that read the sibling ranks' buffers in the orders
 // of reference/comm.hpp (one-shot: rank order 0..T-1, fp32, one rounding;
 // ring: chunk c from rank c+1, a bf16 rounding at every hop); RMSNorm is one
 // pass per row in fp32; the up-projections are cuBLAS GEMMs (bf16 operands,
@@ -12,6 +13,7 @@
 
 #include "inputs.hpp"
 #include "member.hpp"
+#include "peers.hpp"
 #include "problem.hpp"
 #include "status.hpp"
 
@@ -21,15 +23,23 @@ namespace ltt::gpu {
 // cannot run here; the harness asks before the work.
 Status cuda_available();
 
-// Runs `tier` under `contract` on all p.T fake ranks; writes rank r's Y into
-// out[r] ([M, H], poisoned by the caller). fault_rank >= 0: that rank
-// up-projects with the next rank's shard of W (tiers 0 and 2; --plant).
-// A pipeline that cannot finish (a Lamport reader that would wait forever)
-// returns an Errc::numerical error; a CUDA or cuBLAS failure names the call.
-// mut: a planted bug of reference/member.hpp's table, where the GPU
-// pipelines can plant it (supported_mutant()); others are refused.
+// Runs `tier` under `contract` on this process's ranks and writes rank r's
+// Y into out[r - lo] ([M, H], poisoned by the caller). peers null: all p.T
+// ranks are fake ranks here (lo = 0); else this process holds ranks
+// [pid T / procs, (pid + 1) T / procs) on peers->device and reaches the
+// others' buffers through CUDA IPC (transport ipc), or tiers 1-4's
+// all-reduces go through NCCL (transport nccl: one rank per process, one
+// GPU each). fault_rank >= 0: that rank up-projects with the next rank's
+// shard of W (tiers 0 and 2; --plant). A pipeline that cannot finish (a
+// Lamport reader that would wait forever) returns an Errc::numerical error;
+// a CUDA, cuBLAS or NCCL failure names the call. mut: a planted bug of
+// reference/member.hpp's table, where the GPU pipelines can plant it
+// (supported_mutant(); fake ranks only); others are refused.
 Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inputs& in, int fault_rank,
-                std::vector<MatrixB>& out, Mutant mut = Mutant::none);
+                std::vector<MatrixB>& out, Mutant mut = Mutant::none, const Peers* peers = nullptr,
+                Transport transport = Transport::ipc);
 bool supported_mutant(Mutant m);
+// Whether NCCL was built in (--transport nccl).
+bool have_nccl();
 
 }  // namespace ltt::gpu

@@ -9,8 +9,11 @@ Status cuda_available() {
                    "configure with nvcc on the PATH or at /usr/local/cuda)");
 }
 
-Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::vector<MatrixB>&, Mutant) { return cuda_available(); }
+Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::vector<MatrixB>&, Mutant, const Peers*, Transport) {
+  return cuda_available();
+}
 bool supported_mutant(Mutant) { return false; }
+bool have_nccl() { return false; }
 
 Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }

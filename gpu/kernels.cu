@@ -16,20 +16,17 @@ unsigned blocks_for(size_t n) {
 __device__ float f(bf x) { return __bfloat162float(x); }
 __device__ bf r(float x) { return __float2bfloat16_rn(x); }
 
-// One-shot: rank order 0..T-1 in fp32, one rounding; every rank gets the sum.
-// The sums start from -0, the identity of IEEE addition (-0 + x == x, bit for
-// bit), so a dropped first term needs no special case.
-__global__ void allreduce_one_shot(bf* const* bufs, int T, size_t n, Terms t) {
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    float acc = -0.0f;
-    for (int q = 0; q < T; ++q) {
-      if (q == t.drop) continue;
-      acc = __fadd_rn(acc, f(bufs[q][e]));
-      if (q == t.twice) acc = __fadd_rn(acc, f(bufs[q][e]));
-    }
-    const bf y = r(acc);
-    for (int q = 0; q < T; ++q) bufs[q][e] = y;
+// One-shot: rank order 0..T-1 in fp32, one rounding. The sums start from
+// -0, the identity of IEEE addition (-0 + x == x, bit for bit), so a dropped
+// first term needs no special case.
+__device__ bf sum_one_shot(const bf* const* in, int T, size_t e, Terms t) {
+  float acc = -0.0f;
+  for (int q = 0; q < T; ++q) {
+    if (q == t.drop) continue;
+    acc = __fadd_rn(acc, f(in[q][e]));
+    if (q == t.twice) acc = __fadd_rn(acc, f(in[q][e]));
   }
+  return r(acc);
 }
 
 // Ring: element e lies in chunk c = [n c / T, n (c+1) / T); its sum starts
@@ -42,46 +39,23 @@ __device__ int chunk_of(size_t e, size_t n, int T) {
   return static_cast<int>(c);
 }
 
-__global__ void allreduce_ring(bf* const* bufs, int T, size_t n, Terms t) {
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    const int c = chunk_of(e, n, T);
-    bf acc = __float2bfloat16_rn(-0.0f);
-    for (int k = 0; k < T; ++k) {
-      const int q = (c + 1 + k) % T;
-      if (q == t.drop) continue;
-      acc = r(__fadd_rn(f(acc), f(bufs[q][e])));
-      if (q == t.twice) acc = r(__fadd_rn(f(acc), f(bufs[q][e])));
-    }
-    for (int q = 0; q < T; ++q) bufs[q][e] = acc;
+__device__ bf sum_ring(const bf* const* in, int T, size_t e, int c, Terms t) {
+  bf acc = __float2bfloat16_rn(-0.0f);
+  for (int k = 0; k < T; ++k) {
+    const int q = (c + 1 + k) % T;
+    if (q == t.drop) continue;
+    acc = r(__fadd_rn(f(acc), f(in[q][e])));
+    if (q == t.twice) acc = r(__fadd_rn(f(acc), f(in[q][e])));
   }
+  return acc;
 }
 
-__global__ void reduce_scatter(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, int ring, Terms t) {
-  const size_t n = static_cast<size_t>(rows) * ld;
+// Every element's sum is read in full before any rank's copy of it is
+// written, so in == out is safe when all ranks are in this process.
+__global__ void allreduce_k(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, int ring, Terms t) {
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    const int i = static_cast<int>(e / ld), col = static_cast<int>(e % ld);
-    const int sh = col / w, j = col % w;
-    const size_t at = static_cast<size_t>(i) * ld + col;
-    bf y;
-    if (!ring) {
-      float acc = -0.0f;
-      for (int q = 0; q < T; ++q) {
-        if (q == t.drop) continue;
-        acc = __fadd_rn(acc, f(in[q][at]));
-        if (q == t.twice) acc = __fadd_rn(acc, f(in[q][at]));
-      }
-      y = r(acc);
-    } else {
-      bf acc = __float2bfloat16_rn(-0.0f);
-      for (int k = 0; k < T; ++k) {
-        const int q = (sh + 1 + k) % T;
-        if (q == t.drop) continue;
-        acc = r(__fadd_rn(f(acc), f(in[q][at])));
-        if (q == t.twice) acc = r(__fadd_rn(f(acc), f(in[q][at])));
-      }
-      y = acc;
-    }
-    out[sh][static_cast<size_t>(i) * w + j] = y;
+    const bf y = ring ? sum_ring(in, T, e, chunk_of(e, n, T), t) : sum_one_shot(in, T, e, t);
+    for (int q = lo; q < hi; ++q) out[q][e] = y;
   }
 }
 
@@ -147,6 +121,115 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
   }
 }
 
+// One warp per row with the row held in registers (V 16-byte vectors per
+// lane, L <= 256 V): read once, each lane's squares summed in order, then a
+// butterfly over the warp; eight rows per block. The fast path for L up to 4096.
+template <int V>
+__global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, int fused) {
+  const int lane = threadIdx.x % 32;
+  const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= M) return;
+  const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(row) * ldz);
+  const uint4* gv = reinterpret_cast<const uint4*>(g);
+  uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(row) * L);
+  const int nv = L / 8;
+  uint4 q[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int v = lane + 32 * i;
+    if (v < nv) q[i] = z[v];
+  }
+  float ss = 0.0f;
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    if (lane + 32 * i >= nv) break;
+    const bf* e = reinterpret_cast<const bf*>(&q[i]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+  }
+  for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(L)), eps)));
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int v = lane + 32 * i;
+    if (v >= nv) break;
+    const uint4 w = gv[v];
+    const bf* e = reinterpret_cast<const bf*>(&q[i]);
+    const bf* gw = reinterpret_cast<const bf*>(&w);
+    uint4 o;
+    bf* y = reinterpret_cast<bf*>(&o);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const float zr = __fmul_rn(f(e[k]), rstd);
+      y[k] = fused ? r(__fmul_rn(zr, f(gw[k]))) : r(__fmul_rn(f(r(zr)), f(gw[k])));
+    }
+    out[v] = o;
+  }
+}
+
+// Tier 0's fused collective: block (m, r - lo) makes row m of rank r's N and
+// of its S shard. The reduced row of Z is kept in shared memory (bf16, as
+// the all-reduce rounds it) between the sum and the normalisation.
+__device__ bf lamport_take(bf v, bool sanitise, long long idx, long long* stuck) {
+  if (__bfloat16_as_ushort(v) != kNegZero) return v;
+  if (sanitise) return __ushort_as_bfloat16(0);  // the writer turned its -0 into +0 before publishing
+  atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(idx));
+  return v;
+}
+
+__global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh,
+                                   int T, int lo, int M, int L, int H, int ring, int fused, float eps, Terms t,
+                                   int sanitise, long long* stuck) {
+  extern __shared__ bf zrow[];
+  const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
+  const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;
+  const long long per_rank = static_cast<long long>(nR + nS);
+  float ss = 0.0f;
+  for (int k = threadIdx.x; k < L; k += blockDim.x) {
+    const size_t e = static_cast<size_t>(m) * L + k;
+    const int c = ring ? chunk_of(e, nR, T) : 0;
+    bf acc = __float2bfloat16_rn(-0.0f);
+    float facc = -0.0f;
+    for (int i = 0; i < T; ++i) {
+      const int q = ring ? (c + 1 + i) % T : i;
+      if (q == t.drop) continue;
+      const float v = f(lamport_take(R[q][e], sanitise, q * per_rank + static_cast<long long>(e), stuck));
+      const int times = q == t.twice ? 2 : 1;
+      for (int j = 0; j < times; ++j) {
+        if (ring) acc = r(__fadd_rn(f(acc), v));
+        else facc = __fadd_rn(facc, v);
+      }
+    }
+    const bf z = ring ? acc : r(facc);
+    zrow[k] = z;
+    ss = __fadd_rn(ss, __fmul_rn(f(z), f(z)));
+  }
+  const float tot = block_sum(ss);  // its __syncthreads also publishes zrow
+  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(tot, static_cast<float>(L)), eps)));
+  bf* out = N[rk] + static_cast<size_t>(m) * L;
+  for (int k = threadIdx.x; k < L; k += blockDim.x) {
+    const float zr = __fmul_rn(f(zrow[k]), rstd);
+    out[k] = fused ? r(__fmul_rn(zr, f(g[k]))) : r(__fmul_rn(f(r(zr)), f(g[k])));
+  }
+  bf* sh = Ssh[rk] + static_cast<size_t>(m) * Hs;
+  for (int j = threadIdx.x; j < Hs; j += blockDim.x) {
+    const size_t e = static_cast<size_t>(m) * H + static_cast<size_t>(rk) * Hs + j;
+    bf acc = __float2bfloat16_rn(-0.0f);
+    float facc = -0.0f;
+    for (int i = 0; i < T; ++i) {
+      const int q = ring ? (rk + 1 + i) % T : i;  // ring: shard r's chunk starts at rank r + 1
+      if (q == t.drop) continue;
+      const float v = f(lamport_take(S[q][e], sanitise, q * per_rank + static_cast<long long>(nR + e), stuck));
+      const int times = q == t.twice ? 2 : 1;
+      for (int j2 = 0; j2 < times; ++j2) {
+        if (ring) acc = r(__fadd_rn(f(acc), v));
+        else facc = __fadd_rn(facc, v);
+      }
+    }
+    sh[j] = ring ? acc : r(facc);
+  }
+}
+
 __global__ void widen_k(const bf* src, int lds, float* dst, int ldd, int rows, int cols) {
   const size_t n = static_cast<size_t>(rows) * cols;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
@@ -175,11 +258,6 @@ __global__ void fill_k(bf* p, size_t n, unsigned short bits) {
     p[e] = __ushort_as_bfloat16(bits);
 }
 
-__global__ void sanitize_k(bf* p, size_t n) {
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
-    if (__bfloat16_as_ushort(p[e]) == kNegZero) p[e] = __ushort_as_bfloat16(0);
-}
-
 __global__ void concat_k(const bf* R, const bf* S, bf* X, int M, int L, int H) {
   const size_t w = static_cast<size_t>(L) + H, n = static_cast<size_t>(M) * w;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
@@ -188,32 +266,37 @@ __global__ void concat_k(const bf* R, const bf* S, bf* X, int M, int L, int H) {
   }
 }
 
-__global__ void lamport_publish_k(const bf* const* in, bf* recv, int T, int rows, int w, int skip) {
-  const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(rows) * ld;
+__global__ void lamport_publish_k(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows,
+                                  int w, int skip) {
+  const int nq = q_hi - q_lo;
+  const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(n_dst) * rows * nq * w;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    const size_t i = e / ld, col = e % ld, q = col / w, j = col % w;
-    if (static_cast<int>(q) == skip) continue;
-    recv[e] = in[q][i * w + j];
+    size_t x = e;
+    const size_t j = x % w;
+    x /= w;
+    const int q = q_lo + static_cast<int>(x % nq);
+    x /= nq;
+    const size_t i = x % rows;
+    const int d = static_cast<int>(x / rows);
+    if (q == skip) continue;
+    dst[d][i * ld + static_cast<size_t>(q) * w + j] = in[q][i * w + j];
   }
 }
 
-__global__ void lamport_read_k(const bf* recv, bf* const* out, int T, size_t n, long long* stuck) {
-  const volatile unsigned short* slot = reinterpret_cast<const volatile unsigned short*>(recv);
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+__global__ void lamport_read_k(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck) {
+  const size_t total = n * static_cast<size_t>(hi - lo);
+  for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < total; x += size_t(gridDim.x) * blockDim.x) {
+    const int q = lo + static_cast<int>(x / n);
+    const size_t e = x % n;
+    const volatile unsigned short* slot = reinterpret_cast<const volatile unsigned short*>(recv[q]);
     unsigned short v = slot[e];
     for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = slot[e];  // a Lamport reader waits for the slot
     if (v == kNegZero) {
       atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(e));
       continue;
     }
-    for (int q = 0; q < T; ++q) out[q][e] = __ushort_as_bfloat16(v);
+    out[q][e] = __ushort_as_bfloat16(v);
   }
-}
-
-__global__ void find_neg_zero_k(const bf* p, size_t n, long long base, long long* stuck) {
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
-    if (__bfloat16_as_ushort(p[e]) == kNegZero)
-      atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(base + static_cast<long long>(e)));
 }
 
 __global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w) {
@@ -230,35 +313,43 @@ __global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, in
 
 }  // namespace
 
-Status find_neg_zero(const bf* p, size_t n, long long base, long long* stuck, cudaStream_t s) {
-  find_neg_zero_k<<<blocks_for(n), kThreads, 0, s>>>(p, n, base, stuck);
-  LTT_LAUNCHED();
-  return {};
-}
-
 Status lamport_race(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w, cudaStream_t s) {
   lamport_race_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, out, T, rows, w);
   LTT_LAUNCHED();
   return {};
 }
 
-Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s, Terms terms) {
-  if (algo == Algo::one_shot) allreduce_one_shot<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n, terms);
-  else allreduce_ring<<<blocks_for(n), kThreads, 0, s>>>(bufs, T, n, terms);
+Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, Algo algo, cudaStream_t s,
+                 Terms terms) {
+  allreduce_k<<<blocks_for(n), kThreads, 0, s>>>(in, out, T, lo, hi, n, algo == Algo::ring, terms);
   LTT_LAUNCHED();
   return {};
 }
 
-Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s,
-                           Terms terms) {
-  reduce_scatter<<<blocks_for(static_cast<size_t>(rows) * ld), kThreads, 0, s>>>(in, out, T, rows, ld, w, algo == Algo::ring, terms);
+Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
+                        int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
+                        long long* stuck, cudaStream_t s) {
+  const dim3 grid(static_cast<unsigned>(M), static_cast<unsigned>(hi - lo));
+  const size_t smem = sizeof(bf) * static_cast<size_t>(L);
+  if (smem > 48 * 1024) return LTT_ERR(Errc::internal, "tier0_collective: L = ", L, " needs more than 48 KB of shared memory");
+  tier0_collective_k<<<grid, kThreads, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
+                                                   order == NormOrder::fused, eps, terms, sanitise, stuck);
   LTT_LAUNCHED();
   return {};
 }
 
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N))
+  const int fused = order == NormOrder::fused;
+  const bool vec = L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N);
+  const unsigned warp_blocks = static_cast<unsigned>((M + kThreads / 32 - 1) / (kThreads / 32));
+  if (vec && L <= 256 * 4)
+    rmsnorm_warp<4><<<warp_blocks, kThreads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+  else if (vec && L <= 256 * 8)
+    rmsnorm_warp<8><<<warp_blocks, kThreads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+  else if (vec && L <= 256 * 16)
+    rmsnorm_warp<16><<<warp_blocks, kThreads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+  else if (vec)
     rmsnorm_rows_vec<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
   else
     rmsnorm_rows<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
@@ -290,26 +381,22 @@ Status fill(bf* p, size_t n, uint16_t bits, cudaStream_t s) {
   return {};
 }
 
-Status sanitize(bf* p, size_t n, cudaStream_t s) {
-  sanitize_k<<<blocks_for(n), kThreads, 0, s>>>(p, n);
-  LTT_LAUNCHED();
-  return {};
-}
-
 Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t s) {
   concat_k<<<blocks_for(static_cast<size_t>(M) * (L + H)), kThreads, 0, s>>>(R, S, X, M, L, H);
   LTT_LAUNCHED();
   return {};
 }
 
-Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s, int skip) {
-  lamport_publish_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, T, rows, w, skip);
+Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows, int w,
+                       cudaStream_t s, int skip) {
+  lamport_publish_k<<<blocks_for(static_cast<size_t>(n_dst) * rows * (q_hi - q_lo) * w), kThreads, 0, s>>>(
+      in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
   LTT_LAUNCHED();
   return {};
 }
 
-Status lamport_read(const bf* recv, bf* const* out, int T, size_t n, long long* stuck, cudaStream_t s) {
-  lamport_read_k<<<blocks_for(n), kThreads, 0, s>>>(recv, out, T, n, stuck);
+Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s) {
+  lamport_read_k<<<blocks_for(n * static_cast<size_t>(hi - lo)), kThreads, 0, s>>>(recv, out, lo, hi, n, stuck);
   LTT_LAUNCHED();
   return {};
 }

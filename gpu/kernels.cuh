@@ -26,11 +26,23 @@ struct Terms {
   int drop = -1;
   int twice = -1;
 };
-// In place: every rank's buffer (n elements) becomes the sum over the T ranks.
-Status allreduce(bf* const* bufs, int T, size_t n, Algo algo, cudaStream_t s, Terms terms = {});
-// out_r [rows, w] = sum over ranks q of in_q[:, r w : (r+1) w] (in_q is `ld` wide).
-Status reduce_scatter_cols(const bf* const* in, bf* const* out, int T, int rows, int ld, int w, Algo algo, cudaStream_t s,
-                           Terms terms = {});
+// out_q = the sum over the T ranks of in_q (n elements each) for the ranks q
+// in [lo, hi), those this process holds; in_q of every rank is read. in and
+// out may be the same buffers only when every rank is in this process.
+Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, Algo algo, cudaStream_t s,
+                 Terms terms = {});
+// Tier 0's fused collective, one kernel for this process's ranks r in
+// [lo, hi): reads every rank's R and S through peer memory; Z = R summed in
+// the contract's order (one-shot or ring, as allreduce), N_r = RMSNorm(Z)
+// (fp32, `order`'s rounding points), Ssh_r [M, Hs] = S summed over the ranks
+// in shard r's columns (reduce-scatter). A Lamport reader takes a slot once
+// it is not -0: where a writer publishes -0 anyway (sanitise false: the
+// unsanitised-writer mutant), the first such element (rank q, element e of
+// R, or M L + e of S: index q M (L + H) + ...) lands in *stuck (atomic min);
+// correct writers turn -0 into +0 before they publish.
+Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
+                        int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
+                        long long* stuck, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s);
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
@@ -41,21 +53,18 @@ Status round_to(const float* src, int ld_src, bf* dst, int ld_dst, int rows, int
 Status add_round(bf* y, const bf* b, size_t n, cudaStream_t s);
 // Every element's bits set to `bits`.
 Status fill(bf* p, size_t n, uint16_t bits, cudaStream_t s);
-// -0 becomes +0 (what a Lamport writer does before it publishes).
-Status sanitize(bf* p, size_t n, cudaStream_t s);
 // X [M, L + H] = [R | S].
 Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t s);
-// Tier 0's Lamport all-gather: each rank q publishes its shard in_q [rows, w]
-// into the receive buffer `recv` [rows, T w] (pre-filled with -0); readers
-// copy recv into every rank's out_r, taking a slot only once it is not -0.
+// Tier 0's Lamport all-gather: each rank q in [q_lo, q_hi) publishes its
+// shard in_q [rows, w] into every receive buffer dst[d] [rows, T w] (d <
+// n_dst; pre-filled with -0); each rank r in [lo, hi) then copies its
+// receive buffer recv[r] into out_r, taking a slot only once it is not -0.
 // A slot still -0 after a bounded spin is a published -0 that a real reader
 // would wait for forever: its index lands in *stuck (else -1 is left there).
 // skip >= 0: that rank does not publish (a mutant).
-Status lamport_publish(const bf* const* in, bf* recv, int T, int rows, int w, cudaStream_t s, int skip = -1);
-Status lamport_read(const bf* recv, bf* const* out, int T, size_t n, long long* stuck, cudaStream_t s);
-// Tier 0's fused collective reads R and S through Lamport slots too: the
-// first -0 among n elements (index base + e) lands in *stuck (atomic min).
-Status find_neg_zero(const bf* p, size_t n, long long base, long long* stuck, cudaStream_t s);
+Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows, int w,
+                       cudaStream_t s, int skip = -1);
+Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s);
 // The lamport-stale mutant: buffers never cleared, and a reader faster than
 // the writers: a slot that is not -0 is taken at once (stale when left from
 // an earlier use), else the value the writer then publishes.

@@ -1,22 +1,24 @@
-// Tier 4, ROW_PARALLEL, on fake ranks (reference/tier4.cpp): Z =
-// allreduce(R); N = RMSNorm(Z); P_r = bf16(N[:, shard r] W[:, shard r]^T +
-// S_r) (a K = L/T GEMM, fp32 addend, one rounding); Y = allreduce(P_r).
+// Tier 4, ROW_PARALLEL (reference/tier4.cpp): Z = allreduce(R); N =
+// RMSNorm(Z); P_r = bf16(N[:, shard r] W[:, shard r]^T + S_r) (a K = L/T
+// GEMM, fp32 addend, one rounding); Y = allreduce(P_r).
 #include "ctx.cuh"
 
 namespace ltt::gpu::tier4 {
 
 Status run(GpuCtx& c) {
   const Problem& p = c.p;
-  const int T = p.T, M = p.M, L = p.L, H = p.H, Ls = p.Ls();
-  LTT_TRY(allreduce(c.R.dev(), T, static_cast<size_t>(M) * L, c.contract.algo, c.s, c.terms()));
-  for (int r = 0; r < T; ++r) {
-    LTT_TRY(rmsnorm(c.R[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
+  const int M = p.M, L = p.L, H = p.H, Ls = p.Ls();
+  LTT_TRY(c.fence());  // every rank's R in place
+  LTT_TRY(c.allreduce(c.R, c.Z, static_cast<size_t>(M) * L, c.s));
+  for (int r = c.lo(); r < c.hi(); ++r) {
+    LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
     LTT_TRY(widen(c.S[r], H, c.C.get(), H, M, H, c.s));
     const size_t k0 = static_cast<size_t>(r) * Ls;
     LTT_TRY(c.gemm(c.N.get() + k0, L, c.W.get() + k0, L, c.C.get(), H, M, H, Ls, 1.0f));
-    LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
+    LTT_TRY(round_to(c.C.get(), H, c.P[r], H, M, H, false, c.s));
   }
-  return allreduce(c.Y.dev(), T, static_cast<size_t>(M) * H, c.contract.algo, c.s, c.terms());
+  LTT_TRY(c.fence());  // every rank's partial made
+  return c.allreduce(c.P, c.Y, static_cast<size_t>(M) * H, c.s);
 }
 
 }  // namespace ltt::gpu::tier4

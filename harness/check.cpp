@@ -23,6 +23,7 @@
 
 #include "backend.hpp"
 #include "cuda_backend.hpp"
+#include "device.hpp"
 #include "casefile.hpp"
 #include "bf16.hpp"
 #include "compare.hpp"
@@ -61,6 +62,33 @@ std::vector<int> default_tokens(int tier) {
   return {1, 5, 33, 128, 256, 257, 2048};
 }
 
+
+// The cuda backend's view of the MPI processes: allgather and barrier, and
+// this process's GPU: its rank among the processes on its node, modulo the
+// node's GPUs.
+gpu::Peers mpi_peers(MPI_Comm comm) {
+  gpu::Peers g;
+  MPI_Comm_rank(comm, &g.pid);
+  MPI_Comm_size(comm, &g.procs);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, g.pid, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  const int n = gpu::device_info().devices;
+  g.device = n > 0 ? local % n : 0;
+  g.allgather = [comm](const void* mine, size_t bytes, void* all) -> Status {
+    if (MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm) != MPI_SUCCESS)
+      return LTT_ERR(Errc::internal, "MPI_Allgather of ", bytes, " bytes failed");
+    return {};
+  };
+  g.barrier = [comm]() -> Status {
+    if (MPI_Barrier(comm) != MPI_SUCCESS) return LTT_ERR(Errc::internal, "MPI_Barrier failed");
+    return {};
+  };
+  return g;
+}
+
 }  // namespace
 
 Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResult>* results) {
@@ -72,10 +100,21 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
 
   const bool cuda = o.backend == "cuda";
   if (!cuda && o.backend != "cpu") return LTT_USAGE("--backend '", o.backend, "': use cpu or cuda");
+  if (!cuda && o.transport != "ipc")
+    return LTT_USAGE("--transport ", o.transport, " is for --backend cuda under mpirun (the cpu backend's processes use MPI)");
+  if (o.transport != "ipc" && o.transport != "nccl") return LTT_USAGE("--transport '", o.transport, "': use ipc or nccl");
+  gpu::Peers peers;
   if (cuda) {
     LTT_TRY(gpu::cuda_available());
-    if (P > 1)
-      return LTT_USAGE("--backend cuda runs its T ranks as fake ranks on one GPU in one process: run it without mpirun");
+    if (o.transport == "nccl") {
+      if (P == 1) return LTT_USAGE("--transport nccl runs one rank per process: mpirun -np T ltt check --backend cuda --tp T");
+      if (!gpu::have_nccl()) return LTT_USAGE("--transport nccl: this build has no NCCL (nccl.h and libnccl at configure time)");
+      for (int T : o.tp)
+        if (T != P)
+          return LTT_USAGE("--transport nccl runs one rank per process: --tp ", T, " with ", P,
+                           " processes (use --tp ", P, ", or --transport ipc for several ranks per process)");
+    }
+    if (P > 1) peers = mpi_peers(comm);
     if (!o.variants.empty())
       return LTT_USAGE("--variant makes the cpu backend a random member of the family: use it with --backend cpu");
   }
@@ -214,7 +253,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           inject_fault(o.inject, cat(name_case, ": backend run 1: rank ", o.inject_rank, " of ", p.T, " ",
                                      o.inject == "hang" ? "hangs" : o.inject == "crash" ? "crashes" : "exits",
                                      " (--inject ", o.inject, ")"));
-        Status s = cuda ? gpu::run_cuda(p, tier, contract, in, fault, out[static_cast<size_t>(run)], member.mut)
+        Status s = cuda ? gpu::run_cuda(p, tier, contract, in, fault, out[static_cast<size_t>(run)], member.mut,
+                                        P > 1 ? &peers : nullptr,
+                                        o.transport == "nccl" ? gpu::Transport::nccl : gpu::Transport::ipc)
                         : run_cpu(p, tier, contract, in, *gf, *Wf, *cm, fault, out[static_cast<size_t>(run)], mem);
         // --plant rank-differs: the last rank's output one bf16 step off in one element.
         if (s.ok() && o.plant == "rank-differs" && local.back() == p.T - 1 && p.T > 1) {
@@ -264,6 +305,25 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         }
       }
 
+      // Ranks in several processes: the same case on fake ranks in process 0,
+      // every rank's output compared bit for bit.
+      int fake_ranks_differ = -1;
+      long fake_elems_differ = -1;
+      if (cuda && P > 1 && root && stopped.empty()) {
+        watchdog_stage(cat(name_case, ": the same case on fake ranks"));
+        std::vector<MatrixB> fake = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
+        Status s = gpu::run_cuda(p, tier, contract, in, fault, fake);
+        if (!s.ok()) {
+          Error e = s.error();
+          e.message = cat(name_case, ": the fake-rank run: ", e.message);
+          return e;
+        }
+        fake_ranks_differ = 0;
+        for (int r = 0; r < p.T; ++r) fake_ranks_differ += fnv1a(fake[static_cast<size_t>(r)]) != all[static_cast<size_t>(r)];
+        fake_elems_differ = 0;
+        for (size_t e = 0; e < fake[0].v.size(); ++e) fake_elems_differ += fake[0].v[e].bits != out[0][0].v[e].bits;
+      }
+
       if (root) {
         watchdog_stage(cat(name_case, ": reference"));
         const Truth& truth = ref->truth();
@@ -290,6 +350,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         res.stopped = stopped;
         if (bad_rank >= 0) res.bad_rank_elem = first_bitwise_difference(other, y);
         res.deterministic = nondet_any == 0;
+        res.fake_ranks_differ = fake_ranks_differ;
+        res.fake_elems_differ = fake_elems_differ;
+        res.fake_must_match = o.transport == "ipc" || tier == 0;
         if (stopped.empty())
           for (bf16 v : y.v) res.poisoned += v.bits == kPoison;
         evaluate(widen<double>(y), want, truth, bound, ref->admissible(tier, contract), o, res);

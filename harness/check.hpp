@@ -34,6 +34,10 @@ struct CheckOptions {
   uint64_t seed = 0;
   double eps = 1e-6;
   std::string backend = "cpu";
+  // --backend cuda under mpirun: how the processes' collectives move data
+  // ("ipc": ltt's kernels over CUDA IPC peer memory, the contract's orders;
+  // "nccl": NCCL's all-reduce for tiers 1-4, one rank per process and GPU).
+  std::string transport = "ipc";
   std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
   std::string json, markdown, dump_dir;
   std::string html;       // a self-contained HTML report (heatmaps of the failing cases)

@@ -151,7 +151,14 @@ int main(int argc, char** argv) {
   add(check, "--seed", ck.seed, flags::u64, "input seed (0..2^64-1)")->default_str("0");
   add(check, "--eps", ck.eps, eps_value, "RMSNorm eps, in (0, 1]")->default_str("1e-06");
   add(check, "--backend", ck.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
-      "cpu (the per-rank pipelines in Eigen) or cuda")->default_str("cpu");
+      "cpu (the per-rank pipelines in Eigen) or cuda (the CUDA implementation: all T ranks as fake ranks on one GPU; under "
+      "mpirun -np P, T/P ranks per process on the node's GPUs in turn, each output also compared bit for bit with the "
+      "fake-rank run)")->default_str("cpu");
+  add(check, "--transport", ck.transport,
+      [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ipc", "nccl"}); },
+      "--backend cuda under mpirun: ipc (ltt's collective kernels over CUDA IPC peer memory, the contract's orders, "
+      "bitwise the fake-rank run) or nccl (NCCL's all-reduce for tiers 1-4, one rank per process on its own GPU; "
+      "tier 0 stays on peer memory)")->default_str("ipc");
   add(check, "--algo", ck.algo, optional_algo, "one-shot or ring: the backend's reduction algorithm (default: each tier's declared one)");
   add(check, "--json", ck.json, path_value, "write the results as JSON (schema in README.md)");
   add(check, "--markdown", ck.markdown, path_value, "write a Markdown summary");

@@ -22,6 +22,7 @@ std::vector<std::string> CaseResult::failed_checks() const {
   if (poisoned) f.push_back("unwritten");
   if (all_zero) f.push_back("all-zero");
   if (strict_fail) f.push_back("emulated-ulp");
+  if (fake_must_match && fake_ranks_differ > 0) f.push_back("fake-ranks");
   return f;
 }
 
@@ -186,6 +187,9 @@ void Report::add(const CaseResult& r) {
                  r.bad_rank_elem >= 0 ? cat(" first at element [", r.bad_rank_elem / r.p.H, ", ", r.bad_rank_elem % r.p.H, "]")
                                       : std::string(), ";");
     if (!r.deterministic) why += " a second run gave other bits;";
+    if (r.fake_must_match && r.fake_ranks_differ > 0)
+      why += cat(" ", r.fake_ranks_differ, " of ", r.p.T, " ranks differ from the fake-rank run of the same case (rank 0: ",
+                 r.fake_elems_differ, " elements);");
     if (r.poisoned) why += cat(" ", r.poisoned, " elements never written;");
     if (r.strict_fail) why += cat(" emulated-reference gate: max ", r.ulp_max > 1e8 ? std::string("inf") : fmt("%.3g", r.ulp_max),
                                   " ULP, ", fmt("%.3g", 100 * r.frac_differ), "% of elements differ;");
@@ -195,6 +199,11 @@ void Report::add(const CaseResult& r) {
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
   }
+  if (r.fake_ranks_differ >= 0 && (r.ok || !r.fake_must_match))
+    std::printf("#   tier %d T %d M %d %s: against the fake-rank run: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist),
+                r.fake_ranks_differ == 0 ? cat("every rank bitwise identical (", r.p.T, " of ", r.p.T, ")").c_str()
+                                         : cat(r.fake_ranks_differ, " of ", r.p.T, " ranks differ; rank 0 in ", r.fake_elems_differ,
+                                               " of ", static_cast<long>(r.p.M) * r.p.H, " elements (NCCL's own order)").c_str());
   std::fflush(stdout);
   results_.push_back(r);
 }
@@ -268,6 +277,10 @@ Status Report::finish(double wall_seconds) {
                             {"ranks_agree", r.bad_rank < 0},
                             {"first_differing_rank", r.bad_rank},
                             {"deterministic", r.deterministic},
+                            {"fake_rank_run", r.fake_ranks_differ < 0 ? nlohmann::json(nullptr)
+                                                                      : nlohmann::json{{"ranks_differ", r.fake_ranks_differ},
+                                                                                       {"rank0_elements_differ", r.fake_elems_differ},
+                                                                                       {"must_match", r.fake_must_match}}},
                             {"unwritten", r.poisoned},
                             {"production_gate_failures", r.gate_fail},
                             {"seconds", r.seconds},

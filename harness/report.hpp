@@ -39,6 +39,13 @@ struct CaseResult {
   size_t poisoned = 0;                 // elements the backend never wrote
   bool all_zero = false;               // no nonzero element (never passes)
   bool strict_fail = false;            // the optional emulated-reference ULP gate (--ulp-max/--ulp-frac) failed
+  // --backend cuda over several processes: every rank's output against the
+  // same case run on fake ranks in process 0 (-1: not compared). Where the
+  // transport fixes the order (ipc), any difference fails ("fake-ranks");
+  // NCCL chooses its own order, so there it is reported only.
+  int fake_ranks_differ = -1;          // ranks whose output differs from the fake-rank run
+  long fake_elems_differ = -1;         // elements of rank 0's output that differ from it
+  bool fake_must_match = false;
   std::string stopped;                 // the backend ended without output (e.g. a Lamport reader would spin forever)
   size_t variants = 0, variants_failed = 0;  // --variant: members run, and how many failed (the row shows the worst)
   bool ok = false;
@@ -61,7 +68,8 @@ struct CaseResult {
     std::vector<float> rank_diff;  // 1 where the first differing rank's output differs from rank 0's
   };
   Heat heat;
-  // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped.
+  // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped,
+  // fake-ranks.
   std::vector<std::string> failed_checks() const;
 };
 
