@@ -113,7 +113,7 @@ struct GpuCtx {
   RankBufs R, S, Y;
   DevBuf<bf> g, W;      // [L], [H, L]
   DevBuf<float> C;      // fp32 scratch of the GEMMs, [M, H]
-  DevBuf<bf> N;         // RMSNorm output of the rank at hand, [M, L]
+  DevBuf<bf> N;         // RMSNorm output of the rank at hand, [M, L] (rows padded to 16, zero)
   // Workspaces, allocated once per case (GpuCase::load) so that a timed rerun
   // allocates nothing. Z: the all-reduced R ([M, L], or [M, L + H] in tier
   // 3); P: the partials a second collective reduces (tier 1's reduced S,
@@ -122,6 +122,10 @@ struct GpuCtx {
   // output shard, its Lamport receive buffers (three, rotating) and the
   // stuck-slot words.
   RankBufs Z, P, Nr, shard_s, shard_y, lam[3];
+  DevBuf<float> work;           // tier 0's skinny GEMM: partial sums of its K slices
+  DevBuf<unsigned> counters;    // and its per-tile arrival counters
+  int slices = 0;               // its K slices (0: the cuBLAS path for this shape)
+  bool pdl = false;             // programmatic dependent launch (Hopper and later)
   DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
   uint64_t runs = 0;  // runs of this case: which of the three receive buffers is in use
   // Fake ranks: tier 0's receive buffers, three, rotating, kept by the

@@ -45,6 +45,7 @@ Status upload(const MatrixB& m, bf* dst, cudaStream_t s) {
 // handle, and NCCL's communicator when a run asks for it.
 struct Runtime {
   int device = -1;
+  bool pdl = false;  // compute capability 9.0 or later: programmatic dependent launch
   cudaStream_t s = nullptr, aux = nullptr;
   cublasHandle_t blas = nullptr;
   // Tier 0's three rotating Lamport receive buffers on fake ranks and how
@@ -63,6 +64,9 @@ struct Runtime {
     if (dev < 0 || dev >= n) return LTT_USAGE("--backend cuda: device ", dev, " asked for, ", n, " visible");
     LTT_CUDA(cudaSetDevice(dev));
     device = dev;
+    int major = 0;
+    LTT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    pdl = major >= 9;
     LTT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     LTT_CUDA(cudaStreamCreateWithFlags(&aux, cudaStreamNonBlocking));
     LTT_CUBLAS(cublasCreate(&blas));
@@ -227,9 +231,20 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   LTT_TRY(c.g.alloc(static_cast<size_t>(p.L)));
   LTT_TRY(c.W.alloc(static_cast<size_t>(p.H) * p.L));
   LTT_TRY(c.C.alloc(MH));
-  LTT_TRY(c.N.alloc(ML));
+  // N's rows padded to a multiple of 16 and zero there (the skinny GEMM reads tiles of 16 rows).
+  const size_t MLpad = static_cast<size_t>((p.M + 15) / 16 * 16) * p.L;
+  LTT_TRY(c.N.alloc(MLpad));
+  LTT_CUDA(cudaMemsetAsync(c.N.get(), 0, MLpad * sizeof(bf), c.s));
+  c.pdl = rt.pdl;
   if (tier == 0) {
-    LTT_TRY(c.Nr.alloc(lay, ML));
+    LTT_TRY(c.Nr.alloc(lay, MLpad));
+    for (int r = lay.lo; r < lay.hi; ++r) LTT_CUDA(cudaMemsetAsync(c.Nr[r], 0, MLpad * sizeof(bf), c.s));
+    c.slices = shard_gemm_slices(p.M, p.Hs(), p.L);
+    if (c.slices) {
+      LTT_TRY(c.work.alloc(static_cast<size_t>(c.slices) * p.M * p.Hs()));
+      LTT_TRY(c.counters.alloc(static_cast<size_t>(p.Hs() / 16)));
+      LTT_CUDA(cudaMemsetAsync(c.counters.get(), 0, sizeof(unsigned) * static_cast<size_t>(p.Hs() / 16), c.s));
+    }
     LTT_TRY(c.shard_s.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.stuck_dev.alloc(1));

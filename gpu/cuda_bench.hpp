@@ -18,12 +18,16 @@ Result<double> copy_bandwidth(size_t bytes, int reps);
 // The tier's whole pipeline on all T fake ranks (collectives included); the
 // inputs are restored and the outputs poisoned between runs, untimed.
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);
-// One rank's RMSNorm kernel over its [M, L] (tier 1's order).
+// One rank's RMSNorm kernel over its [M, L] (tier 1's order); CUDA-graph replay.
 Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps);
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
-// reduced S shard added in fp32, the rounding): collectives excluded.
+// reduced S shard added in fp32, the rounding): collectives excluded. As
+// ltt runs it (RMSNorm, then the skinny tensor-core GEMM with the add in its
+// epilogue, a programmatic dependent), and as the library composition
+// (RMSNorm, widen, cuBLAS with the addend, round). CUDA-graph replay.
 Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps);
-// The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out).
+Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
+// The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out); CUDA-graph replay.
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
 
 // The GPU busy for about `ms` milliseconds (GEMMs), so that clocks have

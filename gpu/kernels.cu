@@ -14,6 +14,16 @@ unsigned blocks_for(size_t n) {
 }
 
 __device__ float f(bf x) { return __bfloat162float(x); }
+
+// A kernel that makes what a programmatic dependent reads lets that
+// dependent start at once: the dependent still waits for this grid's
+// completion before it reads (cudaGridDependencySynchronize), so only its
+// prologue overlaps. Nothing before Hopper.
+__device__ void allow_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
 __device__ bf r(float x) { return __float2bfloat16_rn(x); }
 
 // One-shot: rank order 0..T-1 in fp32, one rounding. The sums start from
@@ -79,6 +89,7 @@ __device__ float block_sum(float v) {
 // One block per row: the sum of squares in fp32 (a tree over the block),
 // rstd = 1 / sqrt(ss / L + eps) correctly rounded at each step, then N.
 __global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+  allow_dependents();
   const bf* z = Z + static_cast<size_t>(blockIdx.x) * ldz;
   bf* out = N + static_cast<size_t>(blockIdx.x) * L;
   float ss = 0.0f;
@@ -95,6 +106,7 @@ __global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, fl
 // row stride and the pointers allow: one block per row, the row read twice
 // (the second time from cache), N written once.
 __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+  allow_dependents();
   const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz);
   const uint4* gv = reinterpret_cast<const uint4*>(g);
   uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L);
@@ -126,6 +138,7 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
 // butterfly over the warp; eight rows per block. The fast path for L up to 4096.
 template <int V>
 __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, int fused) {
+  allow_dependents();
   const int lane = threadIdx.x % 32;
   const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (row >= M) return;
@@ -180,6 +193,7 @@ __device__ bf lamport_take(bf v, bool sanitise, long long idx, long long* stuck)
 __global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh,
                                    int T, int lo, int M, int L, int H, int ring, int fused, float eps, Terms t,
                                    int sanitise, long long* stuck) {
+  allow_dependents();
   extern __shared__ bf zrow[];
   const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
   const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;

@@ -43,6 +43,17 @@ Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, siz
 Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
                         int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
                         long long* stuck, cudaStream_t s);
+// Tier 0's skinny up-projection (shard_gemm.cu): Y [M, n] (ldy) = bf16(N
+// [M, K] W [n, K]^T + A [M, n]) with fp32 accumulation, one rounding, -0 made
+// +0 when no_neg_zero. N's rows are read in tiles of 16: its buffer must hold
+// (M + 15) / 16 * 16 rows, those past M zero. ks slices of K (from
+// shard_gemm_slices(); 0: this shape or device is not supported); work holds ks M n
+// floats and counters n / 16 words, zero before the first launch (each
+// launch leaves them zero). pdl: launched as a programmatic dependent of the
+// kernel before it on the stream (Hopper).
+int shard_gemm_slices(int M, int n, int K);
+Status shard_gemm_add(const bf* N, int ldn, const bf* W, int ldw, const bf* A, int lda, bf* Y, int ldy, int M, int n, int K,
+                      int ks, float* work, unsigned* counters, bool no_neg_zero, bool pdl, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s);
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.

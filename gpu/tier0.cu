@@ -3,8 +3,9 @@
 // slots: writers turn -0 into +0, a published -0 is a slot no reader can
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
-// N W[shard r]^T + S^(r) in fp32 (cuBLAS, the shard as addend), one
-// rounding, -0 made +0; then Y = the Lamport all-gather of the Y^(r).
+// N W[shard r]^T + S^(r) in fp32 (the skinny tensor-core GEMM of
+// shard_gemm.cu with the add in its epilogue; cuBLAS for shapes it does not
+// take), one rounding, -0 made +0; then Y = the Lamport all-gather of the Y^(r).
 // Fake ranks share the process's receive buffer (three, rotating across
 // cases); ranks in several processes each have their own three, written by
 // every publisher through peer memory and cleared by their reader after use.
@@ -23,8 +24,13 @@ Status run(GpuCtx& c) {
                            c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s));
   const RankBufs& Ysh = c.shard_y;
   for (int r = c.lo(); r < c.hi(); ++r) {
-    LTT_TRY(widen(c.shard_s[r], Hs, c.C.get(), Hs, M, Hs, c.s));
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
+    if (c.slices) {  // the skinny GEMM with the add in its epilogue; the first overlaps the collective's tail
+      LTT_TRY(shard_gemm_add(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, c.slices, c.work.get(),
+                             c.counters.get(), sanitise, c.pdl && r == c.lo(), c.s));
+      continue;
+    }
+    LTT_TRY(widen(c.shard_s[r], Hs, c.C.get(), Hs, M, Hs, c.s));  // shapes it does not take: cuBLAS
     LTT_TRY(c.gemm(c.Nr[r], L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
     LTT_TRY(round_to(c.C.get(), Hs, Ysh[r], Hs, M, Hs, sanitise, c.s));
   }

@@ -66,6 +66,9 @@ Result<int> run_bench(const BenchOptions& o) {
       if (!t0.ok()) return t0.error();
       // Z, g, W's shard, S's shard read; Y's shard written (bf16).
       row("tier0-rank", p, *t0, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
+      auto tc = gpu::time_tier0_rank_cublas(p, in, o.reps);
+      if (!tc.ok()) return tc.error();
+      row("tier0-cublas", p, *tc, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
     }
     auto wd = gpu::time_widen(p, in, o.reps);
     if (!wd.ok()) return wd.error();
@@ -88,8 +91,10 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding, collectives excluded; launch: one small\n"
-              "# kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
+              "# tier0-rank: one rank's RMSNorm + skinny shard GEMM with the S add and rounding in its epilogue, collectives\n"
+              "# excluded; tier0-cublas: the same step as the library composition (RMSNorm, widen, cuBLAS with the addend,\n"
+              "# round); rmsnorm, tier0-rank, tier0-cublas and gemm-full by CUDA-graph replay of 20 calls in a row (per call);\n"
+              "# launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
               now_seconds() - wall0);
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
