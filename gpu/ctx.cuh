@@ -197,6 +197,25 @@ bool supported(Mutant m);
 
 // The case's tier's pipeline alone: no synchronisation, no check (timed runs).
 Status run_pipeline(GpuCase& g);
+// The process's CUDA state (cuda_backend.cu), made on first use: its
+// device (peers->device, or 0), streams, cuBLAS handle, and, over several
+// processes, the fences between them (on the device when every process has
+// its own GPU) and NCCL's communicator (one rank per process).
+struct RuntimeView {
+  cudaStream_t s, aux;
+  cublasHandle_t blas;
+  bool pdl;            // programmatic dependent launch available
+  bool device_fences;  // the fences run on the device
+  bool own_gpus;       // every process has a GPU of its own
+};
+Result<RuntimeView> runtime_init(const Peers* peers);
+Result<void*> nccl_comm(const Peers& peers);  // ncclComm_t
+// Every process's work on s and aux so far complete before any process's
+// later work on them (GpuCtx::fence()).
+Status fence(const Layout& lay, cudaStream_t s, cudaStream_t aux);
+// After the device is synchronised: whether every device fence between
+// processes completed (a sibling that never arrived is named).
+Status check_fences();
 
 // The pipelines, one per tier (gpu/tierK.cu), and their table.
 namespace tier0 { Status run(GpuCtx&); }

@@ -76,21 +76,77 @@ struct Runtime {
     LTT_CUBLAS(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
     return {};
   }
-  // NCCL over the processes, one rank each on distinct GPUs; NVLink
-  // multicast (NVLS) off, as on every machine this runs on.
-  Status init_nccl(const Peers& peers) {
-#if LTT_HAVE_NCCL
-    if (nccl) return {};
-    setenv("NCCL_NVLS_ENABLE", "0", 1);
+  // How many distinct GPUs the processes run on.
+  Result<int> distinct_gpus(const Peers& peers) {
     cudaDeviceProp prop{};
     LTT_CUDA(cudaGetDeviceProperties(&prop, device));
     std::vector<char> uuids(static_cast<size_t>(peers.procs) * 16);
     LTT_TRY(peers.allgather(prop.uuid.bytes, 16, uuids.data()));
     std::set<std::string> distinct;
     for (int i = 0; i < peers.procs; ++i) distinct.insert(std::string(&uuids[static_cast<size_t>(i) * 16], 16));
-    if (static_cast<int>(distinct.size()) != peers.procs)
+    return static_cast<int>(distinct.size());
+  }
+
+  // The fences between processes: on the device (a kernel spinning on flags
+  // in peer memory) when every process has its own GPU, so a pipeline stays
+  // stream-ordered; else (processes sharing a GPU, which time-slices them
+  // without MPS) on the host: streams drained, then MPI's barrier.
+  // LTT_HOST_FENCES=1 forces the host's.
+  bool fences_ready = false, device_fences = false, own_gpus = false;
+  DevBuf<unsigned long long> flags_own;
+  std::vector<void*> flags_opened;
+  DevBuf<unsigned long long*> flags_ptrs;
+  DevBuf<int> fence_failed;
+  unsigned long long epoch = 0;
+  cudaEvent_t ev_aux = nullptr, ev_main = nullptr;
+  Status init_fences(const Peers& peers) {
+    if (fences_ready) return {};
+    auto d = distinct_gpus(peers);
+    if (!d.ok()) return d.error();
+    const char* env = std::getenv("LTT_HOST_FENCES");
+    own_gpus = *d == peers.procs;
+    device_fences = own_gpus && !(env && std::string(env) == "1");
+    if (device_fences) {
+      LTT_TRY(flags_own.alloc(static_cast<size_t>(peers.procs)));
+      LTT_CUDA(cudaMemset(flags_own.get(), 0, sizeof(unsigned long long) * static_cast<size_t>(peers.procs)));
+      LTT_TRY(fence_failed.alloc(1));
+      LTT_CUDA(cudaMemset(fence_failed.get(), 0, sizeof(int)));
+      cudaIpcMemHandle_t h{};
+      std::vector<cudaIpcMemHandle_t> all(static_cast<size_t>(peers.procs));
+      LTT_CUDA(cudaIpcGetMemHandle(&h, flags_own.get()));
+      LTT_TRY(peers.allgather(&h, sizeof h, all.data()));
+      std::vector<unsigned long long*> ptr(static_cast<size_t>(peers.procs));
+      for (int q = 0; q < peers.procs; ++q) {
+        if (q == peers.pid) {
+          ptr[static_cast<size_t>(q)] = flags_own.get();
+          continue;
+        }
+        void* m = nullptr;
+        LTT_CUDA(cudaIpcOpenMemHandle(&m, all[static_cast<size_t>(q)], cudaIpcMemLazyEnablePeerAccess));
+        flags_opened.push_back(m);
+        ptr[static_cast<size_t>(q)] = static_cast<unsigned long long*>(m);
+      }
+      LTT_TRY(flags_ptrs.alloc(ptr.size()));
+      LTT_CUDA(cudaMemcpy(flags_ptrs.get(), ptr.data(), ptr.size() * sizeof(ptr[0]), cudaMemcpyHostToDevice));
+      LTT_CUDA(cudaEventCreateWithFlags(&ev_aux, cudaEventDisableTiming));
+      LTT_CUDA(cudaEventCreateWithFlags(&ev_main, cudaEventDisableTiming));
+      LTT_TRY(peers.barrier());  // every process's flags zero before anyone writes them
+    }
+    fences_ready = true;
+    return {};
+  }
+
+  // NCCL over the processes, one rank each on distinct GPUs; NVLink
+  // multicast (NVLS) off, as on every machine this runs on.
+  Status init_nccl(const Peers& peers) {
+#if LTT_HAVE_NCCL
+    if (nccl) return {};
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    auto d = distinct_gpus(peers);
+    if (!d.ok()) return d.error();
+    if (*d != peers.procs)
       return LTT_USAGE("--transport nccl: NCCL refuses two ranks on one GPU and ", peers.procs, " processes share ",
-                       distinct.size(), " GPU(s): run one process per GPU, or use --transport ipc");
+                       *d, " GPU(s): run one process per GPU, or use --transport ipc");
     ncclUniqueId id{};
     std::vector<ncclUniqueId> ids(static_cast<size_t>(peers.procs));
     if (peers.pid == 0) LTT_NCCL(ncclGetUniqueId(&id));
@@ -128,12 +184,37 @@ Status GpuCtx::gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int l
   return {};
 }
 
-Status GpuCtx::fence() {
+Result<RuntimeView> runtime_init(const Peers* peers) {
+  Runtime& rt = runtime();
+  LTT_TRY(rt.init(peers ? peers->device : 0));
+  if (peers && peers->procs > 1) LTT_TRY(rt.init_fences(*peers));
+  return RuntimeView{rt.s, rt.aux, rt.blas, rt.pdl, rt.device_fences, rt.own_gpus};
+}
+
+Result<void*> nccl_comm(const Peers& peers) {
+  Runtime& rt = runtime();
+  LTT_TRY(rt.init(peers.device));
+  LTT_TRY(rt.init_nccl(peers));
+  return rt.nccl;
+}
+
+Status fence(const Layout& lay, cudaStream_t s, cudaStream_t aux) {
   if (!lay.multi()) return {};
+  Runtime& rt = runtime();
+  if (rt.device_fences) {  // stream-ordered: the aux stream joins, the fence, the aux stream waits for it
+    LTT_CUDA(cudaEventRecord(rt.ev_aux, aux));
+    LTT_CUDA(cudaStreamWaitEvent(s, rt.ev_aux, 0));
+    LTT_TRY(device_fence(rt.flags_ptrs.get(), lay.peers->procs, lay.peers->pid, ++rt.epoch, 10.0, rt.fence_failed.get(), s));
+    LTT_CUDA(cudaEventRecord(rt.ev_main, s));
+    LTT_CUDA(cudaStreamWaitEvent(aux, rt.ev_main, 0));
+    return {};
+  }
   LTT_CUDA(cudaStreamSynchronize(s));
   LTT_CUDA(cudaStreamSynchronize(aux));
   return lay.peers->barrier();
 }
+
+Status GpuCtx::fence() { return gpu::fence(lay, s, aux); }
 
 Status GpuCtx::allreduce(const RankBufs& in, const RankBufs& out, size_t n, cudaStream_t st) {
   if (transport == Transport::nccl) {
@@ -206,6 +287,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     return LTT_USAGE("the cuda backend plants mutants on fake ranks in one process: run without mpirun");
   Runtime& rt = runtime();
   LTT_TRY(rt.init(peers ? peers->device : 0));
+  if (lay.multi()) LTT_TRY(rt.init_fences(*peers));
   c.transport = transport;
   if (transport == Transport::nccl && t != 0) {
     if (!lay.multi() || lay.hi - lay.lo != 1)
@@ -309,20 +391,31 @@ Status GpuCase::reset() {
 
 Status run_pipeline(GpuCase& g) { return kPipelines[g.tier](g.c); }
 
+Status check_fences() {
+  Runtime& rt = runtime();
+  if (!rt.device_fences) return {};
+  int failed = 0;
+  LTT_CUDA(cudaMemcpy(&failed, rt.fence_failed.get(), sizeof failed, cudaMemcpyDeviceToHost));
+  if (failed)
+    return LTT_ERR(Errc::internal, "a fence between processes: process ", failed - 1,
+                   " did not arrive within 10 s (it stopped, or is stuck before the fence)");
+  return {};
+}
+
 Status GpuCase::run() {
   Status s = [&]() -> Status {
     LTT_TRY(run_pipeline(*this));
     if (c.is(Mutant::last_row_unwritten))  // the last token row never written: still poisoned
       for (int r = c.lo(); r < c.hi(); ++r)
         LTT_TRY(fill(c.Y[r] + static_cast<size_t>(c.p.M - 1) * c.p.H, static_cast<size_t>(c.p.H), kPoisonBits, c.s));
-    return {};
+    // A fence: the sibling processes done before a next run overwrites what they read.
+    return c.fence();
   }();
-  // Every path waits for the streams before anything is read or freed, and
-  // for the sibling processes before a next run overwrites what they read.
+  // Every path waits for the streams before anything is read or freed.
   const cudaError_t sync = cudaDeviceSynchronize();
   LTT_TRY(s);
   if (sync != cudaSuccess) return LTT_ERR(Errc::internal, "tier ", tier, " on the GPU: ", cudaGetErrorString(sync));
-  LTT_TRY(c.fence());
+  LTT_TRY(check_fences());
   if (tier == 0) {
     long long in_stuck = -1;
     LTT_CUDA(cudaMemcpy(&in_stuck, c.stuck_in.get(), sizeof(long long), cudaMemcpyDeviceToHost));

@@ -22,6 +22,13 @@ Result<Timing> time_tier0_rank(const Problem&, const Inputs&, int) { return cuda
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
+Result<RanksInfo> ranks_info(const Peers&) { return cuda_available().error(); }
+Result<Timing> time_tier_ranks(const Problem&, int, const Contract&, const Inputs&, int, const Peers&, Transport) {
+  return cuda_available().error();
+}
+Result<Timing> time_tier0_unfused(const Problem&, const Inputs&, int, const Peers&) { return cuda_available().error(); }
+Result<Timing> time_allreduce(size_t, int, const Peers&, Transport) { return cuda_available().error(); }
+
 Status warm_up(double) { return cuda_available(); }
 Result<Timing> time_launch(int, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_shard_seq(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }

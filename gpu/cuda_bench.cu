@@ -5,6 +5,10 @@
 #include "ctx.cuh"
 #include "cuda_bench.hpp"
 
+#if LTT_HAVE_NCCL
+#include <nccl.h>
+#endif
+
 namespace ltt::gpu {
 
 namespace {
@@ -102,7 +106,154 @@ Result<Timing> per_call(Result<Timing> t, int count) {
   return t;
 }
 
+// Over several processes: `reps` runs of `body` (after 3 untimed), each
+// started together and timed by events on s; `after` runs untimed after
+// each (fences, restoring inputs). The median over runs of the slowest
+// process's time.
+template <class Body, class After>
+Result<Timing> timed_ranks(const Peers& peers, cudaStream_t s, int reps, Body body, After after) {
+  cudaEvent_t a = nullptr, b = nullptr;
+  LTT_CUDA(cudaEventCreate(&a));
+  LTT_CUDA(cudaEventCreate(&b));
+  struct Free {
+    cudaEvent_t x, y;
+    ~Free() { cudaEventDestroy(x); cudaEventDestroy(y); }
+  } free_events{a, b};
+  std::vector<double> us;
+  for (int i = -3; i < reps; ++i) {
+    LTT_CUDA(cudaDeviceSynchronize());
+    LTT_TRY(peers.barrier());
+    LTT_CUDA(cudaEventRecord(a, s));
+    LTT_TRY(body());
+    LTT_CUDA(cudaEventRecord(b, s));
+    LTT_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    LTT_CUDA(cudaEventElapsedTime(&ms, a, b));
+    LTT_TRY(after());
+    double mine = 1e3 * ms;
+    std::vector<double> all(static_cast<size_t>(peers.procs));
+    LTT_TRY(peers.allgather(&mine, sizeof mine, all.data()));
+    if (i >= 0) us.push_back(*std::max_element(all.begin(), all.end()));
+  }
+  std::sort(us.begin(), us.end());
+  Timing t;
+  t.reps = reps;
+  t.median_us = us[us.size() / 2];
+  t.min_us = us.front();
+  return t;
+}
+
 }  // namespace
+
+Result<RanksInfo> ranks_info(const Peers& peers) {
+  auto rt = runtime_init(&peers);
+  if (!rt.ok()) return rt.error();
+  RanksInfo i;
+  i.own_gpus = rt->own_gpus;
+  i.device_fences = rt->device_fences;
+  return i;
+}
+
+Result<Timing> time_tier_ranks(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps, const Peers& peers,
+                               Transport transport) {
+  GpuCase g(p);
+  LTT_TRY(g.load(tier, c, in, -1, Mutant::none, &peers, transport));
+  LTT_TRY(g.reset());
+  LTT_TRY(g.run());  // correct first: a run that fails is not timed (ltt check holds the verdict)
+  return timed_ranks(peers, g.c.s, reps, [&] { return run_pipeline(g); }, [&]() -> Status {
+    LTT_TRY(g.c.fence());  // the siblings done with this run's buffers
+    LTT_CUDA(cudaDeviceSynchronize());
+    LTT_TRY(check_fences());
+    return g.reset();
+  });
+}
+
+Result<Timing> time_tier0_unfused(const Problem& p, const Inputs& in, int reps, const Peers& peers) {
+#if LTT_HAVE_NCCL
+  if (p.T != peers.procs) return LTT_USAGE("the unfused tier 0 runs one rank per process: T = ", p.T, ", ", peers.procs, " processes");
+  GpuCase g(p);
+  LTT_TRY(g.load(1, Contract{}, in, -1, Mutant::none, &peers, Transport::nccl));  // R, S, Z, P (S reduced), N, C, Y
+  LTT_TRY(g.reset());
+  GpuCtx& c = g.c;
+  const int M = p.M, L = p.L, H = p.H, Hs = p.Hs(), r = c.lo();
+  const size_t MHs = static_cast<size_t>(M) * Hs;
+  DevBuf<bf> ysh, gathered;
+  LTT_TRY(ysh.alloc(MHs));
+  LTT_TRY(gathered.alloc(MHs * static_cast<size_t>(p.T)));
+  std::vector<bf*> slices;
+  for (int q = 0; q < p.T; ++q) slices.push_back(gathered.get() + static_cast<size_t>(q) * MHs);
+  DevBuf<bf*> slices_dev, y_dev;
+  LTT_TRY(slices_dev.alloc(slices.size()));
+  LTT_TRY(y_dev.alloc(1));
+  bf* y = c.Y[r];
+  LTT_CUDA(cudaMemcpy(slices_dev.get(), slices.data(), slices.size() * sizeof(bf*), cudaMemcpyHostToDevice));
+  LTT_CUDA(cudaMemcpy(y_dev.get(), &y, sizeof(bf*), cudaMemcpyHostToDevice));
+  auto comm = static_cast<ncclComm_t>(c.nccl);
+  const bf* w = c.W.get() + static_cast<size_t>(r) * Hs * L;
+  auto step = [&]() -> Status {
+    if (ncclAllReduce(c.R[r], c.Z[r], static_cast<size_t>(M) * L, ncclBfloat16, ncclSum, comm, c.s) != ncclSuccess ||
+        ncclAllReduce(c.S[r], c.P[r], static_cast<size_t>(M) * H, ncclBfloat16, ncclSum, comm, c.s) != ncclSuccess)
+      return LTT_ERR(Errc::internal, "ncclAllReduce failed");
+    LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
+    LTT_TRY(widen(c.P[r] + static_cast<size_t>(r) * Hs, H, c.C.get(), Hs, M, Hs, c.s));
+    LTT_TRY(c.gemm(c.N.get(), L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
+    LTT_TRY(round_to(c.C.get(), Hs, ysh.get(), Hs, M, Hs, true, c.s));
+    if (ncclAllGather(ysh.get(), gathered.get(), MHs, ncclBfloat16, comm, c.s) != ncclSuccess)
+      return LTT_ERR(Errc::internal, "ncclAllGather failed");
+    return lamport_publish(slices_dev.get(), y_dev.get(), 1, p.T, 0, p.T, M, Hs, c.s);  // shard q into Y's columns q Hs..
+  };
+  return timed_ranks(peers, c.s, reps, step, nothing);
+#else
+  (void)p, (void)in, (void)reps, (void)peers;
+  return LTT_USAGE("the unfused tier 0 needs NCCL, which this build lacks");
+#endif
+}
+
+Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transport transport) {
+  auto rt = runtime_init(&peers);
+  if (!rt.ok()) return rt.error();
+  const cudaStream_t s = rt->s;
+  const size_t n = std::max<size_t>(bytes / sizeof(bf), 1);
+  Layout lay;
+  lay.T = peers.procs;
+  lay.lo = peers.pid;
+  lay.hi = peers.pid + 1;
+  lay.peers = &peers;
+  RankBufs in, out;
+  LTT_TRY(in.alloc(lay, n, true));
+  LTT_TRY(out.alloc(lay, n));
+  LTT_TRY(fill(in[lay.lo], n, 0x3f80, s));  // 1.0
+  LTT_CUDA(cudaStreamSynchronize(s));
+  LTT_TRY(fence(lay, s, rt->aux));
+  constexpr int kCalls = 20;
+  void* comm = nullptr;
+  if (transport == Transport::nccl) {
+    auto cm = nccl_comm(peers);
+    if (!cm.ok()) return cm.error();
+    comm = *cm;
+  }
+  auto call = [&]() -> Status {
+    if (transport == Transport::nccl) {
+#if LTT_HAVE_NCCL
+      if (ncclAllReduce(in[lay.lo], out[lay.lo], n, ncclBfloat16, ncclSum, static_cast<ncclComm_t>(comm), s) != ncclSuccess)
+        return LTT_ERR(Errc::internal, "ncclAllReduce of ", bytes, " bytes failed");
+      return {};
+#endif
+    }
+    LTT_TRY(fence(lay, s, rt->aux));  // the peers' inputs ready
+    return allreduce(in.cdev(), out.dev(), lay.T, lay.lo, lay.hi, n, Algo::one_shot, s);
+  };
+  auto t = timed_ranks(peers, s, reps, [&]() -> Status {
+    for (int i = 0; i < kCalls; ++i) LTT_TRY(call());
+    return {};
+  }, [&]() -> Status {
+    LTT_TRY(fence(lay, s, rt->aux));  // nobody frees or refills while a peer reads
+    LTT_CUDA(cudaDeviceSynchronize());
+    return check_fences();
+  });
+  LTT_TRY(peers.barrier());  // every process done before the buffers go
+  return per_call(t, kCalls);
+}
 
 Result<double> copy_bandwidth(size_t bytes, int reps) {
   DevBuf<char> x, y;

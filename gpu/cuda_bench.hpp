@@ -3,6 +3,7 @@
 #pragma once
 
 #include "inputs.hpp"
+#include "peers.hpp"
 #include "problem.hpp"
 #include "status.hpp"
 
@@ -29,6 +30,28 @@ Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 // The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out); CUDA-graph replay.
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
+
+// Ranks in several processes (mpirun; peers.hpp). Every figure is the
+// median over `reps` runs of the slowest process's time, each run started
+// together (MPI barrier) and timed by device events on each process's stream.
+// Whether every process has a GPU of its own (NCCL's condition), and
+// whether the fences between processes run on the device.
+struct RanksInfo {
+  bool own_gpus = false, device_fences = false;
+};
+Result<RanksInfo> ranks_info(const Peers& peers);
+// The tier's pipeline end to end over the processes' ranks (the fences
+// between processes included; inputs restored untimed between runs).
+Result<Timing> time_tier_ranks(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps, const Peers& peers,
+                               Transport transport);
+// Tier 0 as the unfused library composition, one rank per process: NCCL
+// all-reduce of R and of S, RMSNorm, the shard's cuBLAS GEMM with S's shard
+// as addend, rounding, NCCL all-gather of the shards, their placement in Y.
+Result<Timing> time_tier0_unfused(const Problem& p, const Inputs& in, int reps, const Peers& peers);
+// An all-reduce of `bytes` of bf16 over the processes (one rank each):
+// NCCL's, or ltt's one-shot kernel over peer memory with its fence.
+// Returns the time of one call (20 in a row, per call).
+Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transport transport);
 
 // The GPU busy for about `ms` milliseconds (GEMMs), so that clocks have
 // left idle before the first timed figure.

@@ -325,7 +325,38 @@ __global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, in
   }
 }
 
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void device_fence_k(unsigned long long* const* flags, int procs, int pid, unsigned long long epoch,
+                               unsigned long long limit_ns, int* failed) {
+  __threadfence_system();  // this stream's earlier writes, to peers' memory too, visible before the flag
+  for (int q = 0; q < procs; ++q)
+    if (q != pid) *reinterpret_cast<volatile unsigned long long*>(&flags[q][pid]) = epoch;
+  const volatile unsigned long long* mine = flags[pid];
+  const unsigned long long t0 = now_ns();
+  for (int q = 0; q < procs; ++q) {
+    if (q == pid) continue;
+    while (mine[q] < epoch)
+      if (now_ns() - t0 > limit_ns) {
+        atomicExch(failed, q + 1);
+        return;
+      }
+  }
+  __threadfence_system();
+}
+
 }  // namespace
+
+Status device_fence(unsigned long long* const* flags, int procs, int pid, unsigned long long epoch, double limit_s,
+                    int* failed, cudaStream_t s) {
+  device_fence_k<<<1, 1, 0, s>>>(flags, procs, pid, epoch, static_cast<unsigned long long>(limit_s * 1e9), failed);
+  LTT_LAUNCHED();
+  return {};
+}
 
 Status lamport_race(const bf* const* in, bf* recv, bf* const* out, int T, int rows, int w, cudaStream_t s) {
   lamport_race_k<<<blocks_for(static_cast<size_t>(rows) * T * w), kThreads, 0, s>>>(in, recv, out, T, rows, w);

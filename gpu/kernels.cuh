@@ -76,6 +76,15 @@ Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t
 Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows, int w,
                        cudaStream_t s, int skip = -1);
 Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s);
+// A barrier between processes on the device, for processes that each have
+// their own GPU: process `pid` writes `epoch` into slot pid of every
+// process's flag array (flags[q], mapped through peer memory), then waits
+// until its own array holds epoch or more from every process. The stream's
+// earlier work is complete and visible to the others before its flag is
+// written. A process that does not arrive within `limit_s` seconds (the
+// GPU's global timer) ends the wait; *failed then holds that process + 1.
+Status device_fence(unsigned long long* const* flags, int procs, int pid, unsigned long long epoch, double limit_s,
+                    int* failed, cudaStream_t s);
 // The lamport-stale mutant: buffers never cleared, and a reader faster than
 // the writers: a slot that is not -0 is taken at once (stale when left from
 // an earlier use), else the value the writer then publishes.

@@ -5,13 +5,16 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "backend.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_bench.hpp"
 #include "flags.hpp"
 #include "gpu/device.hpp"
 #include "inputs.hpp"
+#include "peers_mpi.hpp"
 #include "simulate.hpp"
 #include "table.hpp"
 #include "tier.hpp"
@@ -109,6 +112,120 @@ Result<int> run_bench(const BenchOptions& o) {
     if (!m.ok()) return m.error();
     LTT_TRY(save_machine(*m, o.machine_out));
     std::printf("# calibration written to %s (ltt simulate --machine %s)\n", o.machine_out.c_str(), o.machine_out.c_str());
+  }
+  return 0;
+}
+
+Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
+  if (o.backend != "cuda") return LTT_USAGE("ltt bench times the cuda backend: --backend cuda");
+  if (!o.machine_out.empty()) return LTT_USAGE("--machine-out fits the one-GPU figures: run it without mpirun");
+  LTT_TRY(gpu::cuda_available());
+  const gpu::Peers peers = mpi_peers(comm);
+  const bool root = peers.pid == 0;
+  const int P = peers.procs;
+  std::vector<Problem> ps;
+  for (int T : o.tp) {
+    if (T % P != 0) return LTT_USAGE("--tp ", T, " over ", P, " processes: P must divide T");
+    for (int M : o.tokens) {
+      ps.push_back(make_problem(o.dims, T, M, Dist::realistic, 0, 1e-6));
+      LTT_TRY(validate(ps.back()));
+    }
+  }
+  LTT_TRY(flags::fits_in_memory(ps, "bench"));
+  auto info = gpu::ranks_info(peers);
+  if (!info.ok()) return info.error();
+  const bool nccl = info->own_gpus && gpu::have_nccl();
+  const double wall0 = now_seconds();
+  LTT_TRY(gpu::warm_up(500));
+  if (root) {
+    std::printf("# ltt bench --backend cuda over %d processes: %s; %s; fences between processes on the %s\n", P,
+                gpu::device_info().description.c_str(),
+                info->own_gpus ? "every process on a GPU of its own" : "processes sharing GPUs",
+                info->device_fences ? "device (flags in peer memory)" : "host (streams drained, MPI barrier)");
+    std::printf("# dims H %d L %d, realistic inputs; each figure: the median over %d runs (after 3) of the slowest process's"
+                " time, runs started together, device events\n", o.dims.H, o.dims.L, o.reps);
+  }
+  Table tab({{"what", "", 14}, {"T", "", 3}, {"M", "", 5}, {"transport", "", 9}, {"median", "us", 10}, {"min", "us", 10}});
+  if (root) tab.header();
+  nlohmann::json rows = nlohmann::json::array();
+  std::map<std::pair<int, int>, std::map<int, double>> by;  // (T, M) -> tier -> us (ipc)
+  auto row = [&](const std::string& what, const Problem& p, const char* transport, const gpu::Timing& t) {
+    if (root) tab.row({what, std::to_string(p.T), std::to_string(p.M), transport, fmt("%.1f", t.median_us), fmt("%.1f", t.min_us)});
+    rows.push_back({{"what", what}, {"tp", p.T}, {"tokens", p.M}, {"transport", transport}, {"median_us", t.median_us},
+                    {"min_us", t.min_us}});
+  };
+  for (const Problem& p : ps) {
+    const int lo = peers.pid * (p.T / P);
+    std::vector<int> local;
+    for (int r = lo; r < lo + p.T / P; ++r) local.push_back(r);
+    const Inputs in = make_inputs(p, local, false, nullptr);
+    for (int tier : o.tiers) {
+      if (!validate_for_tier(p, tier).ok()) continue;
+      auto t = gpu::time_tier_ranks(p, tier, tier_def(tier).contract, in, o.reps, peers, gpu::Transport::ipc);
+      if (!t.ok()) return t.error();
+      row(cat("tier", tier), p, "ipc", *t);
+      by[{p.T, p.M}][tier] = t->median_us;
+      if (nccl && p.T == P && tier != 0) {
+        auto tn = gpu::time_tier_ranks(p, tier, tier_def(tier).contract, in, o.reps, peers, gpu::Transport::nccl);
+        if (!tn.ok()) return tn.error();
+        row(cat("tier", tier), p, "nccl", *tn);
+      }
+    }
+    if (nccl && p.T == P && validate_for_tier(p, 0).ok()) {
+      auto tu = gpu::time_tier0_unfused(p, in, o.reps, peers);
+      if (!tu.ok()) return tu.error();
+      row("tier0-unfused", p, "nccl", *tu);
+    }
+  }
+  // The all-reduce alone, one rank per process: time, algorithm and bus bandwidth.
+  Table bw({{"all-reduce", "", 10}, {"bytes", "", 11}, {"median", "us", 10}, {"algbw", "GB/s", 9}, {"busbw", "GB/s", 9}});
+  if (root) {
+    std::printf("# the all-reduce of bf16 over the %d processes, one rank each, 20 calls in a row (per call); algbw = bytes /"
+                " time, busbw = algbw * 2 (P - 1) / P (nccl-tests' definition); ipc: ltt's one-shot kernel with its fence\n", P);
+    bw.header();
+  }
+  nlohmann::json bws = nlohmann::json::array();
+  for (gpu::Transport tr : {gpu::Transport::nccl, gpu::Transport::ipc}) {
+    if (tr == gpu::Transport::nccl && !nccl) continue;
+    const char* name = tr == gpu::Transport::nccl ? "nccl" : "ipc";
+    for (size_t bytes = 1024; bytes <= (size_t(1) << 30); bytes *= 4) {
+      auto t = gpu::time_allreduce(bytes, o.reps, peers, tr);
+      if (!t.ok()) return t.error();
+      const double alg = static_cast<double>(bytes) / (t->median_us * 1e3), bus = alg * 2.0 * (P - 1) / P;
+      if (root) bw.row({name, std::to_string(bytes), fmt("%.1f", t->median_us), fmt("%.1f", alg), fmt("%.1f", bus)});
+      bws.push_back({{"transport", name}, {"bytes", bytes}, {"median_us", t->median_us}, {"algbw_GBps", alg}, {"busbw_GBps", bus}});
+    }
+  }
+  // Where the fastest of tiers 0, 1 and 2 changes with M, per T.
+  nlohmann::json cross = nlohmann::json::array();
+  if (root) {
+    std::map<int, std::vector<std::pair<int, int>>> fastest;  // T -> (M, tier)
+    for (const auto& [key, tiers] : by) {
+      int best = -1;
+      for (const auto& [tier, us] : tiers)
+        if (tier <= 2 && (best < 0 || us < tiers.at(best))) best = tier;
+      if (best >= 0) fastest[key.first].push_back({key.second, best});
+    }
+    for (const auto& [T, list] : fastest) {
+      std::string line;
+      for (size_t i = 0; i < list.size(); ++i)
+        if (i == 0 || list[i].second != list[i - 1].second) {
+          line += cat(i ? "; " : "", "tier ", list[i].second, " from M ", list[i].first);
+          cross.push_back({{"tp", T}, {"from_tokens", list[i].first}, {"fastest_tier", list[i].second}});
+        }
+      std::printf("# fastest of tiers 0-2 at T %d (ipc): %s\n", T, line.c_str());
+    }
+    std::printf("# tierK: the tier end to end over the processes' ranks (fences included); tier0-unfused: NCCL all-reduce of R"
+                " and S, RMSNorm, cuBLAS shard GEMM + S, NCCL all-gather; wall %.1f s\n", now_seconds() - wall0);
+  }
+  if (root && !o.json.empty()) {
+    const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"processes", P},
+                             {"own_gpus", info->own_gpus}, {"device_fences", info->device_fences}, {"reps", o.reps},
+                             {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}, {"allreduce", bws}, {"crossover", cross}};
+    std::ofstream f(o.json);
+    f << doc.dump(2) << "\n";
+    f.close();
+    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
   }
   return 0;
 }

@@ -4,6 +4,8 @@
 // the full up-projection GEMM, and every tier end to end on fake ranks.
 #pragma once
 
+#include <mpi.h>
+
 #include <string>
 #include <vector>
 
@@ -25,5 +27,11 @@ struct BenchOptions {
 };
 
 Result<int> run_bench(const BenchOptions& o);
+// Under mpirun (P processes, the node's GPUs in turn): every tier end to end
+// over real ranks (T/P per process; ipc, and NCCL where every process has its
+// own GPU and T = P), tier 0 against its unfused NCCL composition, and the
+// all-reduce's bus bandwidth (nccl-tests' definition) over sizes; the token
+// counts where the fastest of tiers 0, 1 and 2 changes.
+Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm);
 
 }  // namespace ltt

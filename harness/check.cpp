@@ -23,7 +23,7 @@
 
 #include "backend.hpp"
 #include "cuda_backend.hpp"
-#include "device.hpp"
+#include "peers_mpi.hpp"
 #include "casefile.hpp"
 #include "bf16.hpp"
 #include "compare.hpp"
@@ -62,32 +62,6 @@ std::vector<int> default_tokens(int tier) {
   return {1, 5, 33, 128, 256, 257, 2048};
 }
 
-
-// The cuda backend's view of the MPI processes: allgather and barrier, and
-// this process's GPU: its rank among the processes on its node, modulo the
-// node's GPUs.
-gpu::Peers mpi_peers(MPI_Comm comm) {
-  gpu::Peers g;
-  MPI_Comm_rank(comm, &g.pid);
-  MPI_Comm_size(comm, &g.procs);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, g.pid, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  const int n = gpu::device_info().devices;
-  g.device = n > 0 ? local % n : 0;
-  g.allgather = [comm](const void* mine, size_t bytes, void* all) -> Status {
-    if (MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm) != MPI_SUCCESS)
-      return LTT_ERR(Errc::internal, "MPI_Allgather of ", bytes, " bytes failed");
-    return {};
-  };
-  g.barrier = [comm]() -> Status {
-    if (MPI_Barrier(comm) != MPI_SUCCESS) return LTT_ERR(Errc::internal, "MPI_Barrier failed");
-    return {};
-  };
-  return g;
-}
 
 }  // namespace
 

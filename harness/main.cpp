@@ -425,10 +425,22 @@ int main(int argc, char** argv) {
       return r.ok() ? *r : fail(r.error());
     }
     if (bench->parsed()) {
-      if (refuse_under_mpirun("bench")) return 2;
       if (!bo.json.empty())
         if (auto s = flags::writable_file("--json", bo.json); !s.ok()) return fail(s.error());
       bo.command = command;
+      if (flags::launched_processes() > 1) {  // real ranks: every process times its own
+        MPI_Init(&argc, &argv);
+        auto r = ltt::run_bench_ranks(bo, MPI_COMM_WORLD);
+        if (!r.ok()) {  // the others may wait in a collective: end them all
+          int rank = 0;
+          MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+          std::fprintf(stderr, "ltt: process %d: %s\n", rank, r.error().describe().c_str());
+          std::fflush(stderr);
+          MPI_Abort(MPI_COMM_WORLD, r.error().exit_code());
+        }
+        MPI_Finalize();
+        return *r;
+      }
       auto r = ltt::run_bench(bo);
       return r.ok() ? *r : fail(r.error());
     }
