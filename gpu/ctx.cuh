@@ -126,6 +126,7 @@ struct GpuCtx {
   DevBuf<unsigned> counters;    // and its per-tile arrival counters
   int slices = 0;               // its K slices (0: the cuBLAS path for this shape)
   bool pdl = false;             // programmatic dependent launch (Hopper and later)
+  bool device_fences = false;   // processes each on its own GPU: fences (and Lamport waits) on the device
   DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
   uint64_t runs = 0;  // runs of this case: which of the three receive buffers is in use
   // Fake ranks: tier 0's receive buffers, three, rotating, kept by the

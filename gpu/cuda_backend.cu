@@ -288,6 +288,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   Runtime& rt = runtime();
   LTT_TRY(rt.init(peers ? peers->device : 0));
   if (lay.multi()) LTT_TRY(rt.init_fences(*peers));
+  c.device_fences = lay.multi() && rt.device_fences;
   c.transport = transport;
   if (transport == Transport::nccl && t != 0) {
     if (!lay.multi() || lay.hi - lay.lo != 1)

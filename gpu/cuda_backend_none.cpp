@@ -17,7 +17,7 @@ bool have_nccl() { return false; }
 
 Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }
-Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }

@@ -336,13 +336,13 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
   return timed(g.c.s, reps, [&] { return run_pipeline(g); }, [&] { return g.reset(); });
 }
 
-Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps) {
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block) {
   GpuCase g(p);
   LTT_TRY(g.load(1, Contract{}, in, -1));
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
   return timed_graph(c.s, reps, kGraphCalls, [&] {
-    return rmsnorm(c.R[0], p.L, c.g.get(), c.N.get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s);
+    return rmsnorm(c.R[0], p.L, c.g.get(), c.N.get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s, rows_per_block);
   });
 }
 

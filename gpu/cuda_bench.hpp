@@ -20,7 +20,8 @@ Result<double> copy_bandwidth(size_t bytes, int reps);
 // inputs are restored and the outputs poisoned between runs, untimed.
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);
 // One rank's RMSNorm kernel over its [M, L] (tier 1's order); CUDA-graph replay.
-Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps);
+// rows_per_block: the kernel's block shape (kernels.cuh; 0: the default).
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block = 0);
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
 // reduced S shard added in fp32, the rounding): collectives excluded. As
 // ltt runs it (RMSNorm, then the skinny tensor-core GEMM with the add in its

@@ -15,6 +15,13 @@ unsigned blocks_for(size_t n) {
 
 __device__ float f(bf x) { return __bfloat162float(x); }
 
+// The GPU's global timer, in nanoseconds.
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 // A kernel that makes what a programmatic dependent reads lets that
 // dependent start at once: the dependent still waits for this grid's
 // completion before it reads (cudaGridDependencySynchronize), so only its
@@ -135,7 +142,8 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
 
 // One warp per row with the row held in registers (V 16-byte vectors per
 // lane, L <= 256 V): read once, each lane's squares summed in order, then a
-// butterfly over the warp; eight rows per block. The fast path for L up to 4096.
+// butterfly over the warp; rows_per_block rows (warps) per block (small
+// blocks spread evenly over the SMs). The fast path for L up to 4096.
 template <int V>
 __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, int fused) {
   allow_dependents();
@@ -244,6 +252,95 @@ __global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const
   }
 }
 
+// The same with 16-byte loads, for T <= 16 and L, H / T multiples of 8: a
+// thread loads one 8-element vector from every rank at once (all in flight),
+// then adds them element by element in the contract's order.
+template <int MAXT>
+__device__ void load_ranks(const bf* const* B, int T, size_t e0, uint4 (&x)[MAXT]) {
+#pragma unroll
+  for (int q = 0; q < MAXT; ++q)
+    if (q < T) x[q] = *reinterpret_cast<const uint4*>(B[q] + e0);
+}
+
+// Element k of every rank's vector, summed: one-shot (rank order, fp32, one
+// rounding) or ring (from rank c + 1, a rounding per hop).
+template <int MAXT>
+__device__ bf sum_vec(const uint4 (&x)[MAXT], int k, int T, int ring, int c, Terms t, int sanitise, long long base,
+                      long long per_rank, long long* stuck) {
+  bf acc = __float2bfloat16_rn(-0.0f);
+  float facc = -0.0f;
+  for (int i = 0; i < T; ++i) {
+    const int q = ring ? (c + 1 + i) % T : i;
+    if (q == t.drop) continue;
+    uint4 xq;
+#pragma unroll
+    for (int j = 0; j < MAXT; ++j)
+      if (j == q) xq = x[j];  // registers, not local memory: a static index
+    const float v = f(lamport_take(reinterpret_cast<const bf*>(&xq)[k], sanitise, q * per_rank + base, stuck));
+    const int times = q == t.twice ? 2 : 1;
+    for (int j = 0; j < times; ++j) {
+      if (ring) acc = r(__fadd_rn(f(acc), v));
+      else facc = __fadd_rn(facc, v);
+    }
+  }
+  return ring ? acc : r(facc);
+}
+
+template <int MAXT>
+__global__ void tier0_collective_vec(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T,
+                                     int lo, int M, int L, int H, int ring, int fused, float eps, Terms t, int sanitise,
+                                     long long* stuck) {
+  allow_dependents();
+  extern __shared__ __align__(16) bf zrow_v[];
+  const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
+  const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;
+  const long long per_rank = static_cast<long long>(nR + nS);
+  float ss = 0.0f;
+  for (int v = threadIdx.x; v < L / 8; v += blockDim.x) {
+    const size_t e0 = static_cast<size_t>(m) * L + static_cast<size_t>(v) * 8;
+    uint4 x[MAXT];
+    load_ranks<MAXT>(R, T, e0, x);
+    uint4 o;
+    bf* z = reinterpret_cast<bf*>(&o);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const size_t e = e0 + k;
+      z[k] = sum_vec<MAXT>(x, k, T, ring, ring ? chunk_of(e, nR, T) : 0, t, sanitise, static_cast<long long>(e), per_rank, stuck);
+      ss = __fadd_rn(ss, __fmul_rn(f(z[k]), f(z[k])));
+    }
+    reinterpret_cast<uint4*>(zrow_v)[v] = o;
+  }
+  const float tot = block_sum(ss);  // its __syncthreads also publishes zrow_v
+  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(tot, static_cast<float>(L)), eps)));
+  uint4* out = reinterpret_cast<uint4*>(N[rk] + static_cast<size_t>(m) * L);
+  const uint4* gv = reinterpret_cast<const uint4*>(g);
+  for (int v = threadIdx.x; v < L / 8; v += blockDim.x) {
+    const uint4 zq = reinterpret_cast<const uint4*>(zrow_v)[v], gq = gv[v];
+    const bf* z = reinterpret_cast<const bf*>(&zq);
+    const bf* gw = reinterpret_cast<const bf*>(&gq);
+    uint4 o;
+    bf* y = reinterpret_cast<bf*>(&o);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const float zr = __fmul_rn(f(z[k]), rstd);
+      y[k] = fused ? r(__fmul_rn(zr, f(gw[k]))) : r(__fmul_rn(f(r(zr)), f(gw[k])));
+    }
+    out[v] = o;
+  }
+  uint4* sh = reinterpret_cast<uint4*>(Ssh[rk] + static_cast<size_t>(m) * Hs);
+  for (int v = threadIdx.x; v < Hs / 8; v += blockDim.x) {
+    const size_t e0 = static_cast<size_t>(m) * H + static_cast<size_t>(rk) * Hs + static_cast<size_t>(v) * 8;
+    uint4 x[MAXT];
+    load_ranks<MAXT>(S, T, e0, x);
+    uint4 o;
+    bf* y = reinterpret_cast<bf*>(&o);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)  // ring: shard r's chunk starts at rank r + 1
+      y[k] = sum_vec<MAXT>(x, k, T, ring, rk, t, sanitise, static_cast<long long>(nR + e0 + k), per_rank, stuck);
+    sh[v] = o;
+  }
+}
+
 __global__ void widen_k(const bf* src, int lds, float* dst, int ldd, int rows, int cols) {
   const size_t n = static_cast<size_t>(rows) * cols;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
@@ -297,14 +394,20 @@ __global__ void lamport_publish_k(const bf* const* in, bf* const* dst, int n_dst
   }
 }
 
-__global__ void lamport_read_k(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck) {
+__global__ void lamport_read_k(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck,
+                               unsigned long long spin_ns) {
   const size_t total = n * static_cast<size_t>(hi - lo);
   for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < total; x += size_t(gridDim.x) * blockDim.x) {
     const int q = lo + static_cast<int>(x / n);
     const size_t e = x % n;
     const volatile unsigned short* slot = reinterpret_cast<const volatile unsigned short*>(recv[q]);
     unsigned short v = slot[e];
-    for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = slot[e];  // a Lamport reader waits for the slot
+    // A Lamport reader waits for the slot: a bounded number of polls when
+    // every publisher is known to be done, else up to spin_ns.
+    if (spin_ns == 0)
+      for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = slot[e];
+    else
+      for (const unsigned long long t0 = now_ns(); v == kNegZero && now_ns() - t0 < spin_ns;) v = slot[e];
     if (v == kNegZero) {
       atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(e));
       continue;
@@ -323,12 +426,6 @@ __global__ void lamport_race_k(const bf* const* in, bf* recv, bf* const* out, in
     for (int k = 0; k < T; ++k) out[k][e] = take;
     recv[e] = pub;
   }
-}
-
-__device__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
 }
 
 __global__ void device_fence_k(unsigned long long* const* flags, int procs, int pid, unsigned long long epoch,
@@ -377,23 +474,31 @@ Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf*
   const dim3 grid(static_cast<unsigned>(M), static_cast<unsigned>(hi - lo));
   const size_t smem = sizeof(bf) * static_cast<size_t>(L);
   if (smem > 48 * 1024) return LTT_ERR(Errc::internal, "tier0_collective: L = ", L, " needs more than 48 KB of shared memory");
-  tier0_collective_k<<<grid, kThreads, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
-                                                   order == NormOrder::fused, eps, terms, sanitise, stuck);
+  const int Hs = H / T;
+  if (T <= 16 && L % 8 == 0 && Hs % 8 == 0 && H % 8 == 0)  // 16-byte loads (cudaMalloc'd rank buffers are aligned)
+    tier0_collective_vec<16><<<grid, 512, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
+                                                    order == NormOrder::fused, eps, terms, sanitise, stuck);
+  else
+    tier0_collective_k<<<grid, kThreads, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
+                                                     order == NormOrder::fused, eps, terms, sanitise, stuck);
   LTT_LAUNCHED();
   return {};
 }
 
-Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s) {
+Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
+               int rows_per_block) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int fused = order == NormOrder::fused;
   const bool vec = L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N);
-  const unsigned warp_blocks = static_cast<unsigned>((M + kThreads / 32 - 1) / (kThreads / 32));
+  const int rpb = rows_per_block > 0 && rows_per_block <= 32 ? rows_per_block : 2;
+  const unsigned warp_blocks = static_cast<unsigned>((M + rpb - 1) / rpb);
+  const unsigned threads = static_cast<unsigned>(32 * rpb);
   if (vec && L <= 256 * 4)
-    rmsnorm_warp<4><<<warp_blocks, kThreads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    rmsnorm_warp<4><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
   else if (vec && L <= 256 * 8)
-    rmsnorm_warp<8><<<warp_blocks, kThreads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    rmsnorm_warp<8><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
   else if (vec && L <= 256 * 16)
-    rmsnorm_warp<16><<<warp_blocks, kThreads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    rmsnorm_warp<16><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
   else if (vec)
     rmsnorm_rows_vec<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
   else
@@ -440,8 +545,10 @@ Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, in
   return {};
 }
 
-Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s) {
-  lamport_read_k<<<blocks_for(n * static_cast<size_t>(hi - lo)), kThreads, 0, s>>>(recv, out, lo, hi, n, stuck);
+Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s,
+                    double spin_s) {
+  lamport_read_k<<<blocks_for(n * static_cast<size_t>(hi - lo)), kThreads, 0, s>>>(
+      recv, out, lo, hi, n, stuck, static_cast<unsigned long long>(spin_s * 1e9));
   LTT_LAUNCHED();
   return {};
 }

@@ -45,9 +45,8 @@ Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf*
                         long long* stuck, cudaStream_t s);
 // Tier 0's skinny up-projection (shard_gemm.cu): Y [M, n] (ldy) = bf16(N
 // [M, K] W [n, K]^T + A [M, n]) with fp32 accumulation, one rounding, -0 made
-// +0 when no_neg_zero. N's rows are read in tiles of 16: its buffer must hold
-// (M + 15) / 16 * 16 rows, those past M zero. ks slices of K (from
-// shard_gemm_slices(); 0: this shape or device is not supported); work holds ks M n
+// +0 when no_neg_zero. ks slices of K (from shard_gemm_slices(); 0: this
+// shape or device is not supported); work holds ks M n
 // floats and counters n / 16 words, zero before the first launch (each
 // launch leaves them zero). pdl: launched as a programmatic dependent of the
 // kernel before it on the stream (Hopper).
@@ -55,7 +54,10 @@ int shard_gemm_slices(int M, int n, int K);
 Status shard_gemm_add(const bf* N, int ldn, const bf* W, int ldw, const bf* A, int lda, bf* Y, int ldy, int M, int n, int K,
                       int ks, float* work, unsigned* counters, bool no_neg_zero, bool pdl, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
-Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s);
+// rows_per_block: rows (one warp each) per block of the fast path (L a
+// multiple of 8 up to 4096, 16-byte aligned); 0: the default, 2.
+Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
+               int rows_per_block = 0);
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
 Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int cols, cudaStream_t s);
 // dst bf16 (ld_dst) = round-to-nearest-even of src fp32 (ld_src); with no_neg_zero, -0 becomes +0.
@@ -75,7 +77,11 @@ Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t
 // skip >= 0: that rank does not publish (a mutant).
 Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows, int w,
                        cudaStream_t s, int skip = -1);
-Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s);
+// spin_s 0: every publisher is done (stream order or a fence), a slot is
+// polled a bounded number of times; else the publishers run concurrently on
+// other GPUs and a slot is awaited up to spin_s seconds.
+Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s,
+                    double spin_s = 0);
 // A barrier between processes on the device, for processes that each have
 // their own GPU: process `pid` writes `epoch` into slot pid of every
 // process's flag array (flags[q], mapped through peer memory), then waits

@@ -50,11 +50,21 @@ Status run(GpuCtx& c) {
   // Ranks in several processes: every rank's receive buffer k of three
   // (k = this run's number mod 3) was cleared by its reader; this process's
   // ranks publish their shards into all T of them, then read their own and
-  // clear it for the run after next.
+  // clear it for the run after next (a writer one run ahead writes buffer
+  // k + 1, cleared two runs ago).
   const RankBufs& recv = c.lam[c.runs++ % 3];
   LTT_TRY(lamport_publish(Ysh.cdev(), recv.dev(), T, T, c.lo(), c.hi(), M, Hs, c.s));
-  LTT_TRY(c.fence());  // every publisher done: a reader's bounded spin is then never a false alarm
-  LTT_TRY(lamport_read(recv.cdev(), c.Y.dev(), c.lo(), c.hi(), MH, stuck.get(), c.s));
+  if (c.device_fences) {
+    // Every process on its own GPU: the readers spin on the -0 sentinel while
+    // the publishers on the other GPUs write, as the Lamport protocol does (a
+    // slot still -0 after 2 s is reported as one that never comes).
+    LTT_TRY(lamport_read(recv.cdev(), c.Y.dev(), c.lo(), c.hi(), MH, stuck.get(), c.s, 2.0));
+  } else {
+    // Processes sharing a GPU are time-sliced: spinning could wait on a
+    // publisher that is not running. A fence first; then no slot can be late.
+    LTT_TRY(c.fence());
+    LTT_TRY(lamport_read(recv.cdev(), c.Y.dev(), c.lo(), c.hi(), MH, stuck.get(), c.s));
+  }
   for (int r = c.lo(); r < c.hi(); ++r) LTT_TRY(fill(recv[r], MH, kNegZero, c.s));
   return {};
 }

@@ -64,6 +64,11 @@ Result<int> run_bench(const BenchOptions& o) {
     auto norm = gpu::time_rmsnorm(p, in, o.reps);
     if (!norm.ok()) return norm.error();
     row("rmsnorm", p, *norm, 2 * (2 * M * L) + 2 * L, 0);
+    for (int rpb : {1, 4, 8}) {  // the kernel's other block shapes, beside the default (2 rows a block)
+      auto alt = gpu::time_rmsnorm(p, in, o.reps, rpb);
+      if (!alt.ok()) return alt.error();
+      row(cat("rmsnorm-", rpb, "r").c_str(), p, *alt, 2 * (2 * M * L) + 2 * L, 0);
+    }
     if (p.M <= 128 && p.T >= 2) {
       auto t0 = gpu::time_tier0_rank(p, in, o.reps);
       if (!t0.ok()) return t0.error();
