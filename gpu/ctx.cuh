@@ -124,7 +124,7 @@ struct GpuCtx {
   RankBufs Z, P, Nr, shard_s, shard_y, lam[3];
   DevBuf<float> work;           // tier 0's skinny GEMM: partial sums of its K slices
   DevBuf<unsigned> counters;    // and its per-tile arrival counters
-  int slices = 0;               // its K slices (0: the cuBLAS path for this shape)
+  int slices = 0;               // its K slices (0: the cuBLAS path for this shape or M)
   bool pdl = false;             // programmatic dependent launch (Hopper and later)
   bool device_fences = false;   // processes each on its own GPU: fences (and Lamport waits) on the device
   DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
@@ -166,6 +166,10 @@ struct GpuCtx {
   // C [M, n] (row-major, ldc) = A [M, K] (lda) B [n, K]^T (ldb) + beta C.
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
+
+// Tier 0 up-projects with the skinny kernel (shard_gemm.cu) up to this many
+// tokens, with cuBLAS past it.
+constexpr int kSkinnyMaxTokens = 5;
 
 // A case on the device: the context plus pristine copies of the partials, so
 // that every run (the check's two, a benchmark's many) starts from the same

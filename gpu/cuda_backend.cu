@@ -105,7 +105,7 @@ struct Runtime {
     if (!d.ok()) return d.error();
     const char* env = std::getenv("LTT_HOST_FENCES");
     own_gpus = *d == peers.procs;
-    device_fences = own_gpus && !(env && std::string(env) == "1");
+    device_fences = own_gpus && peers.one_node && !(env && std::string(env) == "1");
     if (device_fences) {
       LTT_TRY(flags_own.alloc(static_cast<size_t>(peers.procs)));
       LTT_CUDA(cudaMemset(flags_own.get(), 0, sizeof(unsigned long long) * static_cast<size_t>(peers.procs)));
@@ -285,6 +285,9 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   lay.hi = lay.lo + p.T / procs;
   if (lay.multi() && mut != Mutant::none)
     return LTT_USAGE("the cuda backend plants mutants on fake ranks in one process: run without mpirun");
+  if (lay.multi() && !peers->one_node && (transport == Transport::ipc || t == 0))
+    return LTT_USAGE("--backend cuda over several nodes: CUDA IPC peer memory reaches only processes on one node; run tiers 1-4 "
+                     "with --transport nccl (tier 0 needs its ranks on one node)");
   Runtime& rt = runtime();
   LTT_TRY(rt.init(peers ? peers->device : 0));
   if (lay.multi()) LTT_TRY(rt.init_fences(*peers));
@@ -308,8 +311,10 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   const size_t ML = static_cast<size_t>(p.M) * p.L, MH = static_cast<size_t>(p.M) * p.H;
   LTT_TRY(R0.alloc(lay, ML));
   LTT_TRY(S0.alloc(lay, MH));
-  LTT_TRY(c.R.alloc(lay, ML, true));
-  LTT_TRY(c.S.alloc(lay, MH, true));
+  // What sibling ranks read through peer memory (with NCCL they read nothing).
+  const bool share = c.transport == Transport::ipc;
+  LTT_TRY(c.R.alloc(lay, ML, share));
+  LTT_TRY(c.S.alloc(lay, MH, share));
   LTT_TRY(c.Y.alloc(lay, MH));
   LTT_TRY(c.g.alloc(static_cast<size_t>(p.L)));
   LTT_TRY(c.W.alloc(static_cast<size_t>(p.H) * p.L));
@@ -322,7 +327,11 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   if (tier == 0) {
     LTT_TRY(c.Nr.alloc(lay, MLpad));
     for (int r = lay.lo; r < lay.hi; ++r) LTT_CUDA(cudaMemsetAsync(c.Nr[r], 0, MLpad * sizeof(bf), c.s));
-    c.slices = shard_gemm_slices(p.M, p.Hs(), p.L);
+    // The skinny kernel where it was measured faster than the cuBLAS
+    // composition on the H200 (M 1: 10.0 against 13.1 us a rank; M 5 even;
+    // M 33 and 128 slower: its one-block-per-column-group epilogue is a
+    // chain of L2 round trips that grows with M; bench/results/h200.md).
+    c.slices = p.M <= kSkinnyMaxTokens ? shard_gemm_slices(p.M, p.Hs(), p.L) : 0;
     if (c.slices) {
       LTT_TRY(c.work.alloc(static_cast<size_t>(c.slices) * p.M * p.Hs()));
       LTT_TRY(c.counters.alloc(static_cast<size_t>(p.Hs() / 16)));
@@ -355,11 +364,11 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
       }
   }
   if (tier == 3) {
-    LTT_TRY(c.P.alloc(lay, ML + MH, true));
+    LTT_TRY(c.P.alloc(lay, ML + MH, share));
     LTT_TRY(c.Z.alloc(lay, ML + MH));
   } else {
     LTT_TRY(c.Z.alloc(lay, ML));
-    if (tier != 0) LTT_TRY(c.P.alloc(lay, MH, true));
+    if (tier != 0) LTT_TRY(c.P.alloc(lay, MH, share));
   }
   for (int r = lay.lo; r < lay.hi; ++r) {
     LTT_TRY(upload(in.R[static_cast<size_t>(r)], R0[r], c.s));

@@ -20,6 +20,7 @@ Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, in
 Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_tier0_skinny(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
 Result<RanksInfo> ranks_info(const Peers&) { return cuda_available().error(); }

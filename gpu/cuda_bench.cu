@@ -220,7 +220,7 @@ Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transp
   lay.hi = peers.pid + 1;
   lay.peers = &peers;
   RankBufs in, out;
-  LTT_TRY(in.alloc(lay, n, true));
+  LTT_TRY(in.alloc(lay, n, transport == Transport::ipc));
   LTT_TRY(out.alloc(lay, n));
   LTT_TRY(fill(in[lay.lo], n, 0x3f80, s));  // 1.0
   LTT_CUDA(cudaStreamSynchronize(s));
@@ -357,6 +357,26 @@ Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps) {
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     return shard_gemm_add(c.N.get(), L, c.W.get(), L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, c.slices, c.work.get(),
                           c.counters.get(), true, c.pdl, c.s);
+  });
+}
+
+Result<Timing> time_tier0_skinny(const Problem& p, const Inputs& in, int reps) {
+  GpuCase g(p);
+  LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
+  LTT_TRY(g.reset());
+  GpuCtx& c = g.c;
+  const int M = p.M, L = p.L, Hs = p.Hs();
+  const int ks = shard_gemm_slices(M, Hs, L);
+  if (!ks) return LTT_USAGE("tier0-skinny: the skinny kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
+  DevBuf<float> work;
+  DevBuf<unsigned> counters;
+  LTT_TRY(work.alloc(static_cast<size_t>(ks) * M * Hs));
+  LTT_TRY(counters.alloc(static_cast<size_t>(Hs / 16)));
+  LTT_CUDA(cudaMemset(counters.get(), 0, sizeof(unsigned) * static_cast<size_t>(Hs / 16)));
+  return timed_graph(c.s, reps, kGraphCalls, [&]() -> Status {
+    LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
+    return shard_gemm_add(c.N.get(), L, c.W.get(), L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, ks, work.get(), counters.get(), true,
+                          c.pdl, c.s);
   });
 }
 

@@ -16,6 +16,7 @@ namespace ltt::gpu {
 struct Peers {
   int pid = 0, procs = 1;  // this process, of `procs`
   int device = 0;          // the CUDA device this process runs on
+  bool one_node = true;    // every process on this node (CUDA IPC reaches no further)
   // Every process's `bytes` bytes, in process order, into `all` (procs * bytes).
   std::function<Status(const void* mine, size_t bytes, void* all)> allgather;
   // Returns once every process has called it.

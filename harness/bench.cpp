@@ -77,6 +77,8 @@ Result<int> run_bench(const BenchOptions& o) {
       auto tc = gpu::time_tier0_rank_cublas(p, in, o.reps);
       if (!tc.ok()) return tc.error();
       row("tier0-cublas", p, *tc, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
+      auto tk = gpu::time_tier0_skinny(p, in, o.reps);
+      if (tk.ok()) row("tier0-skinny", p, *tk, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
     }
     auto wd = gpu::time_widen(p, in, o.reps);
     if (!wd.ok()) return wd.error();
@@ -99,9 +101,10 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + skinny shard GEMM with the S add and rounding in its epilogue, collectives\n"
-              "# excluded; tier0-cublas: the same step as the library composition (RMSNorm, widen, cuBLAS with the addend,\n"
-              "# round); rmsnorm, tier0-rank, tier0-cublas and gemm-full by CUDA-graph replay of 20 calls in a row (per call);\n"
+              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (the skinny kernel, the\n"
+              "# add in its epilogue, up to M 5; the composition past it), collectives excluded; tier0-cublas: the library\n"
+              "# composition (RMSNorm, widen, cuBLAS with the addend, round); tier0-skinny: the skinny kernel at every M;\n"
+              "# rmsnorm*, tier0-* and gemm-full by CUDA-graph replay of 20 calls in a row (per call);\n"
               "# launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
               now_seconds() - wall0);
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},

@@ -11,9 +11,13 @@ gpu::Peers mpi_peers(MPI_Comm comm) {
   MPI_Comm_size(comm, &g.procs);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, g.pid, MPI_INFO_NULL, &node);
-  int local = 0;
+  int local = 0, on_node = 0;
   MPI_Comm_rank(node, &local);
+  MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
+  int all_here = on_node == g.procs, every = 0;
+  MPI_Allreduce(&all_here, &every, 1, MPI_INT, MPI_MIN, comm);
+  g.one_node = every == 1;
   const int n = gpu::device_info().devices;
   g.device = n > 0 ? local % n : 0;
   g.allgather = [comm](const void* mine, size_t bytes, void* all) -> Status {

@@ -123,6 +123,8 @@ elif cls == "flags":
     refused(["check", *SMALL, "--tier", "0", "--tokens", "200"], "no case to run")
     refused(["check", "--backend", "foo"], "--backend 'foo' not understood")
     refused(["check", "--inject-rank", "2"], "--inject-rank needs --inject")
+    refused(["check", *SMALL, "--transport", "nccl"], "--transport nccl is for --backend cuda under mpirun")
+    refused(["check", *SMALL, "--transport", "shm"], "--transport 'shm' not understood")
     # A flag a subcommand does not take is refused there.
     refused(["selftest", "--json", "x.json"], "--json")
     refused(["verify", *v[1:], "--tp", "8"], "--tp")
