@@ -310,10 +310,13 @@ int main(int argc, char** argv) {
   ltt::BenchOptions bo;
   auto* bench = app.add_subcommand(
       "bench",
-      "Time the cuda backend on the GPU at hand (device events, median of --reps after warm-ups): one RMSNorm, tier 0's "
-      "per-rank compute (collectives excluded), the full up-projection GEMM, and every tier end to end on T fake ranks, "
-      "each beside its memory roofline (the least bytes it must move / the copy bandwidth measured in the same run). "
-      "A case is checked before it is timed.");
+      "Time the cuda backend on the GPU at hand (CUDA-graph replay or device events, median of --reps after warm-ups): one "
+      "RMSNorm, tier 0's per-rank compute (collectives excluded; ltt's kernels and the cuBLAS composition), the full "
+      "up-projection GEMM, and every tier end to end on T fake ranks, each beside its memory roofline (the least bytes it "
+      "must move / the copy bandwidth measured in the same run). Under mpirun -np P (real ranks, T/P per process on the "
+      "node's GPUs): every tier end to end over the processes (ltt's transport, and NCCL where each process has its own "
+      "GPU and T = P), tier 0 against its unfused NCCL composition, the all-reduce's bus bandwidth, and the crossover "
+      "token counts. A case is checked before it is timed.");
   add(bench, "--backend", bo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda"}); },
       "cuda (the only timed backend)")->default_str("cuda");
   add(bench, "--dims", bo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
@@ -429,6 +432,8 @@ int main(int argc, char** argv) {
         if (auto s = flags::writable_file("--json", bo.json); !s.ok()) return fail(s.error());
       bo.command = command;
       if (flags::launched_processes() > 1) {  // real ranks: every process times its own
+        // What every process finds alike is said once, before MPI starts.
+        if (auto s = ltt::gpu::cuda_available(); !s.ok()) return flags::launched_rank() == 0 ? fail(s.error()) : 2;
         MPI_Init(&argc, &argv);
         auto r = ltt::run_bench_ranks(bo, MPI_COMM_WORLD);
         if (!r.ok()) {  // the others may wait in a collective: end them all
