@@ -178,15 +178,20 @@ struct GpuCase {
   explicit GpuCase(const Problem& p) : c(p) {}
   GpuCase(const GpuCase&) = delete;
   GpuCase& operator=(const GpuCase&) = delete;
-  // The siblings' mappings closed, and every process past that point,
-  // before any process frees a buffer that others mapped.
+  // The siblings' mappings closed (no kernel of this process still reading
+  // them), and every process past that point, before any process frees a
+  // buffer that others mapped. After a failure the processes may stand at
+  // different points: no barrier then (it could pair with another
+  // collective and hang); the caller ends the job.
   ~GpuCase() {
+    cudaDeviceSynchronize();
     c.R.close();
     c.S.close();
     c.P.close();
     for (RankBufs& b : c.lam) b.close();
-    if (c.lay.multi()) (void)c.lay.peers->barrier();
+    if (c.lay.multi() && settled) (void)c.lay.peers->barrier();
   }
+  bool settled = false;  // the last load or run succeeded
   GpuCtx c;
   RankBufs R0, S0;
   int tier = -1;

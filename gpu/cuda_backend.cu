@@ -103,9 +103,16 @@ struct Runtime {
     if (fences_ready) return {};
     auto d = distinct_gpus(peers);
     if (!d.ok()) return d.error();
+    // LTT_HOST_FENCES=1 in any process puts every process on host fences
+    // (they must all fence alike).
     const char* env = std::getenv("LTT_HOST_FENCES");
+    const int mine = env && std::string(env) == "1";
+    std::vector<int> host(static_cast<size_t>(peers.procs));
+    LTT_TRY(peers.allgather(&mine, sizeof mine, host.data()));
+    bool forced = false;
+    for (int h : host) forced = forced || h != 0;
     own_gpus = *d == peers.procs;
-    device_fences = own_gpus && peers.one_node && !(env && std::string(env) == "1");
+    device_fences = own_gpus && peers.one_node && !forced;
     if (device_fences) {
       LTT_TRY(flags_own.alloc(static_cast<size_t>(peers.procs)));
       LTT_CUDA(cudaMemset(flags_own.get(), 0, sizeof(unsigned long long) * static_cast<size_t>(peers.procs)));
@@ -214,7 +221,9 @@ Status fence(const Layout& lay, cudaStream_t s, cudaStream_t aux) {
   return lay.peers->barrier();
 }
 
-Status GpuCtx::fence() { return gpu::fence(lay, s, aux); }
+// With NCCL no buffer is read by a sibling (nothing is shared) and NCCL's
+// own collectives line the processes up: no fence.
+Status GpuCtx::fence() { return transport == Transport::nccl ? Status{} : gpu::fence(lay, s, aux); }
 
 Status GpuCtx::allreduce(const RankBufs& in, const RankBufs& out, size_t n, cudaStream_t st) {
   if (transport == Transport::nccl) {
@@ -273,6 +282,7 @@ int GpuCtx::lamport_next() {
 Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut, const Peers* peers,
                      Transport transport) {
   static_assert(sizeof(bf16) == sizeof(bf), "host and device bf16 differ in size");
+  settled = false;
   const Problem& p = c.p;
   if (t < 0 || t >= kNumTiers) return LTT_ERR(Errc::internal, "GpuCase: tier ", t);
   tier = t;
@@ -385,6 +395,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     LTT_TRY(upload(in.W, c.W.get(), c.s));
   }
   LTT_CUDA(cudaStreamSynchronize(c.s));  // the receive buffers cleared before any sibling publishes
+  settled = true;
   return {};
 }
 
@@ -413,6 +424,7 @@ Status check_fences() {
 }
 
 Status GpuCase::run() {
+  settled = false;
   Status s = [&]() -> Status {
     LTT_TRY(run_pipeline(*this));
     if (c.is(Mutant::last_row_unwritten))  // the last token row never written: still poisoned
@@ -426,6 +438,7 @@ Status GpuCase::run() {
   LTT_TRY(s);
   if (sync != cudaSuccess) return LTT_ERR(Errc::internal, "tier ", tier, " on the GPU: ", cudaGetErrorString(sync));
   LTT_TRY(check_fences());
+  settled = true;  // every process past the run's last fence
   if (tier == 0) {
     long long in_stuck = -1;
     LTT_CUDA(cudaMemcpy(&in_stuck, c.stuck_in.get(), sizeof(long long), cudaMemcpyDeviceToHost));

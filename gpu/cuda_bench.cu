@@ -251,7 +251,8 @@ Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transp
     LTT_CUDA(cudaDeviceSynchronize());
     return check_fences();
   });
-  LTT_TRY(peers.barrier());  // every process done before the buffers go
+  in.close();                // every mapping of a sibling's buffer closed
+  LTT_TRY(peers.barrier());  // by every process, before any frees its own
   return per_call(t, kCalls);
 }
 

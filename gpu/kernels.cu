@@ -287,7 +287,7 @@ __device__ bf sum_vec(const uint4 (&x)[MAXT], int k, int T, int ring, int c, Ter
 }
 
 template <int MAXT>
-__global__ void tier0_collective_vec(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T,
+__global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T,
                                      int lo, int M, int L, int H, int ring, int fused, float eps, Terms t, int sanitise,
                                      long long* stuck) {
   allow_dependents();
@@ -406,8 +406,10 @@ __global__ void lamport_read_k(const bf* const* recv, bf* const* out, int lo, in
     // every publisher is known to be done, else up to spin_ns.
     if (spin_ns == 0)
       for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = slot[e];
-    else
-      for (const unsigned long long t0 = now_ns(); v == kNegZero && now_ns() - t0 < spin_ns;) v = slot[e];
+    else  // until the slot is written, spin_ns pass, or another slot is already reported (one wait, not one a slot)
+      for (const unsigned long long t0 = now_ns();
+           v == kNegZero && now_ns() - t0 < spin_ns && *reinterpret_cast<volatile long long*>(stuck) < 0;)
+        v = slot[e];
     if (v == kNegZero) {
       atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(e));
       continue;
@@ -490,7 +492,7 @@ Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int fused = order == NormOrder::fused;
   const bool vec = L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N);
-  const int rpb = rows_per_block > 0 && rows_per_block <= 32 ? rows_per_block : 2;
+  const int rpb = rows_per_block > 0 && rows_per_block <= 8 ? rows_per_block : 2;  // <= 256 threads: the 16-vector variant's registers
   const unsigned warp_blocks = static_cast<unsigned>((M + rpb - 1) / rpb);
   const unsigned threads = static_cast<unsigned>(32 * rpb);
   if (vec && L <= 256 * 4)

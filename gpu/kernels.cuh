@@ -1,7 +1,10 @@
 // The cuda backend's kernels, each behind a launcher that returns a Status:
-// collectives over fake ranks (device arrays of the T ranks' buffers, the
-// orders of reference/comm.hpp), one-pass RMSNorm, conversions with the
-// tier's rounding points, and tier 0's Lamport all-gather. Every fp32
+// collectives over the T ranks' buffers (device arrays of pointers: this
+// process's own, and its siblings' mapped through CUDA IPC; the orders of
+// reference/comm.hpp), tier 0's fused collective and Lamport all-gather,
+// one-pass RMSNorm, conversions with the tier's rounding points, the fence
+// between processes on the device, and tier 0's skinny GEMM (shard_gemm.cu).
+// Every fp32
 // operation is written with an _rn intrinsic: no contraction into FMA where
 // the contract fixes a rounding.
 #pragma once
@@ -55,7 +58,7 @@ Status shard_gemm_add(const bf* N, int ldn, const bf* W, int ldw, const bf* A, i
                       int ks, float* work, unsigned* counters, bool no_neg_zero, bool pdl, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
 // rows_per_block: rows (one warp each) per block of the fast path (L a
-// multiple of 8 up to 4096, 16-byte aligned); 0: the default, 2.
+// multiple of 8 up to 4096, 16-byte aligned), 1..8; otherwise the default, 2.
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
                int rows_per_block = 0);
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
