@@ -7,6 +7,7 @@
 
 #include "backend.hpp"
 #include "bf16.hpp"
+#include "report.hpp"
 
 using namespace ltt;
 
@@ -26,4 +27,18 @@ TEST_CASE("harness: outputs start poisoned, every element, with a NaN no arithme
   CHECK(to_bf16(std::nanf("")).bits != kPoison);
   volatile float zero = 0.0f;
   CHECK(to_bf16(zero / zero).bits != kPoison);
+}
+
+TEST_CASE("harness: ranks in several processes must give the fake-rank bits where ltt's transport fixes the order") {
+  CaseResult r;
+  CHECK(r.failed_checks().empty());  // not compared (-1): nothing to say
+  r.fake_ranks_differ = 0;
+  r.fake_elems_differ = 0;
+  r.fake_must_match = true;
+  CHECK(r.failed_checks().empty());
+  r.fake_ranks_differ = 1;  // one rank's output not the fake-rank run's: a failure of the ipc transport
+  r.fake_elems_differ = 3;
+  CHECK(r.failed_checks() == std::vector<std::string>{"fake-ranks"});
+  r.fake_must_match = false;  // NCCL's own order: reported, not failed
+  CHECK(r.failed_checks().empty());
 }
