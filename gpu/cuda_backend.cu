@@ -9,9 +9,6 @@
 #include <string>
 #include <utility>
 
-#if LTT_HAVE_NCCL
-#include <nccl.h>
-#endif
 
 #include "cuda_backend.hpp"
 #include "ctx.cuh"
@@ -30,16 +27,6 @@ Status upload(const MatrixB& m, bf* dst, cudaStream_t s) {
   LTT_CUDA(cudaMemcpyAsync(dst, m.v.data(), m.size() * sizeof(bf), cudaMemcpyHostToDevice, s));
   return {};
 }
-
-#if LTT_HAVE_NCCL
-#define LTT_NCCL(call)                                                                                  \
-  do {                                                                                                  \
-    const ncclResult_t ltt_n_ = (call);                                                                 \
-    if (ltt_n_ != ncclSuccess)                                                                          \
-      return ::ltt::Error{::ltt::Errc::internal, ::ltt::cat(#call, ": ", ncclGetErrorString(ltt_n_)),   \
-                          __FILE__, __LINE__, -1};                                                      \
-  } while (0)
-#endif
 
 // The process's CUDA state, made once: its device, streams, the cuBLAS
 // handle, and NCCL's communicator when a run asks for it.
@@ -279,6 +266,14 @@ int GpuCtx::lamport_next() {
   return static_cast<int>(rt.lamport_uses++ % 3);
 }
 
+int tier0_skinny_slices(const Problem& p) {
+  // The skinny kernel where it was measured faster than the cuBLAS
+  // composition on the H200 (M 1: 10.0 against 13.1 us a rank; M 5 even;
+  // M 33 and 128 slower: its one-block-per-column-group epilogue is a chain
+  // of L2 round trips that grows with M; bench/results/h200.md).
+  return p.M <= kSkinnyMaxTokens ? shard_gemm_slices(p.M, p.Hs(), p.L) : 0;
+}
+
 Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut, const Peers* peers,
                      Transport transport) {
   static_assert(sizeof(bf16) == sizeof(bf), "host and device bf16 differ in size");
@@ -337,11 +332,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   if (tier == 0) {
     LTT_TRY(c.Nr.alloc(lay, MLpad));
     for (int r = lay.lo; r < lay.hi; ++r) LTT_CUDA(cudaMemsetAsync(c.Nr[r], 0, MLpad * sizeof(bf), c.s));
-    // The skinny kernel where it was measured faster than the cuBLAS
-    // composition on the H200 (M 1: 10.0 against 13.1 us a rank; M 5 even;
-    // M 33 and 128 slower: its one-block-per-column-group epilogue is a
-    // chain of L2 round trips that grows with M; bench/results/h200.md).
-    c.slices = p.M <= kSkinnyMaxTokens ? shard_gemm_slices(p.M, p.Hs(), p.L) : 0;
+    c.slices = tier0_skinny_slices(p);
     if (c.slices) {
       LTT_TRY(c.work.alloc(static_cast<size_t>(c.slices) * p.M * p.Hs()));
       LTT_TRY(c.counters.alloc(static_cast<size_t>(p.Hs() / 16)));

@@ -39,6 +39,9 @@ Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inpu
                 std::vector<MatrixB>& out, Mutant mut = Mutant::none, const Peers* peers = nullptr,
                 Transport transport = Transport::ipc);
 bool supported_mutant(Mutant m);
+// Tier 0's up-projection of p: the skinny kernel's K slices (shard_gemm.cu;
+// up to M 5 where the device and shape allow), or 0: cuBLAS.
+int tier0_skinny_slices(const Problem& p);
 // Whether NCCL was built in (--transport nccl).
 bool have_nccl();
 

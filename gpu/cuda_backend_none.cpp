@@ -14,11 +14,11 @@ Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::v
 }
 bool supported_mutant(Mutant) { return false; }
 bool have_nccl() { return false; }
+int tier0_skinny_slices(const Problem&) { return 0; }
 
 Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }
-Result<Timing> time_tier0_rank(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_skinny(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }

@@ -5,43 +5,63 @@
 #include "ctx.cuh"
 #include "cuda_bench.hpp"
 
-#if LTT_HAVE_NCCL
-#include <nccl.h>
-#endif
 
 namespace ltt::gpu {
 
 namespace {
 
+// Two timing events, destroyed on every path; the time between them.
+struct Events {
+  cudaEvent_t a = nullptr, b = nullptr;
+  Events() = default;
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  ~Events() {
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+  }
+  Status create() {
+    LTT_CUDA(cudaEventCreate(&a));
+    LTT_CUDA(cudaEventCreate(&b));
+    return {};
+  }
+  // Microseconds from a to b, once b is reached.
+  Result<double> us() const {
+    LTT_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    LTT_CUDA(cudaEventElapsedTime(&ms, a, b));
+    return 1e3 * static_cast<double>(ms);
+  }
+};
+
+// The median and minimum of the timed samples.
+Timing summary(std::vector<double> us) {
+  std::sort(us.begin(), us.end());
+  Timing t;
+  t.reps = static_cast<int>(us.size());
+  t.median_us = us[us.size() / 2];
+  t.min_us = us.front();
+  return t;
+}
+
 // Times `body` between two events on stream s, `reps` times after 3 warm-ups;
 // `between` runs untimed before each (restoring inputs).
 template <class Body, class Between>
 Result<Timing> timed(cudaStream_t s, int reps, Body body, Between between) {
-  cudaEvent_t a = nullptr, b = nullptr;
-  LTT_CUDA(cudaEventCreate(&a));
-  LTT_CUDA(cudaEventCreate(&b));
-  struct Free {
-    cudaEvent_t x, y;
-    ~Free() { cudaEventDestroy(x); cudaEventDestroy(y); }
-  } free_events{a, b};
+  Events ev;
+  LTT_TRY(ev.create());
   std::vector<double> us;
   for (int i = -3; i < reps; ++i) {
     LTT_TRY(between());
-    LTT_CUDA(cudaEventRecord(a, s));
+    LTT_CUDA(cudaEventRecord(ev.a, s));
     LTT_TRY(body());
-    LTT_CUDA(cudaEventRecord(b, s));
-    LTT_CUDA(cudaEventSynchronize(b));
+    LTT_CUDA(cudaEventRecord(ev.b, s));
+    auto t = ev.us();
+    if (!t.ok()) return t.error();
     LTT_CUDA(cudaDeviceSynchronize());  // the aux stream too
-    float ms = 0;
-    LTT_CUDA(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 0) us.push_back(1e3 * ms);
+    if (i >= 0) us.push_back(*t);
   }
-  std::sort(us.begin(), us.end());
-  Timing t;
-  t.reps = reps;
-  t.median_us = us[us.size() / 2];
-  t.min_us = us.front();
-  return t;
+  return summary(us);
 }
 
 // Times `body` by CUDA-graph replay: `calls` calls in a row captured once,
@@ -49,20 +69,14 @@ Result<Timing> timed(cudaStream_t s, int reps, Body body, Between between) {
 // the median per call. What a captured decode step pays per kernel.
 template <class Body>
 Result<Timing> timed_graph(cudaStream_t s, int reps, int calls, Body body) {
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  cudaEvent_t a = nullptr, b = nullptr;
-  struct Free {
-    cudaGraph_t* g;
-    cudaGraphExec_t* x;
-    cudaEvent_t *a, *b;
-    ~Free() {
-      if (*x) cudaGraphExecDestroy(*x);
-      if (*g) cudaGraphDestroy(*g);
-      if (*a) cudaEventDestroy(*a);
-      if (*b) cudaEventDestroy(*b);
+  struct Graph {
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t x = nullptr;
+    ~Graph() {
+      if (x) cudaGraphExecDestroy(x);
+      if (g) cudaGraphDestroy(g);
     }
-  } free_all{&graph, &exec, &a, &b};
+  } graph;
   LTT_TRY(body());  // once outside the capture: attributes set, lazy loading done
   LTT_CUDA(cudaStreamSynchronize(s));
   LTT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -70,28 +84,22 @@ Result<Timing> timed_graph(cudaStream_t s, int reps, int calls, Body body) {
     for (int i = 0; i < calls; ++i) LTT_TRY(body());
     return {};
   }();
-  const cudaError_t end = cudaStreamEndCapture(s, &graph);
+  const cudaError_t end = cudaStreamEndCapture(s, &graph.g);
   LTT_TRY(st);
   LTT_CUDA(end);
-  LTT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  LTT_CUDA(cudaEventCreate(&a));
-  LTT_CUDA(cudaEventCreate(&b));
+  LTT_CUDA(cudaGraphInstantiate(&graph.x, graph.g, 0));
+  Events ev;
+  LTT_TRY(ev.create());
   std::vector<double> us;
   for (int i = -3; i < reps; ++i) {
-    LTT_CUDA(cudaEventRecord(a, s));
-    LTT_CUDA(cudaGraphLaunch(exec, s));
-    LTT_CUDA(cudaEventRecord(b, s));
-    LTT_CUDA(cudaEventSynchronize(b));
-    float ms = 0;
-    LTT_CUDA(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 0) us.push_back(1e3 * ms / calls);
+    LTT_CUDA(cudaEventRecord(ev.a, s));
+    LTT_CUDA(cudaGraphLaunch(graph.x, s));
+    LTT_CUDA(cudaEventRecord(ev.b, s));
+    auto t = ev.us();
+    if (!t.ok()) return t.error();
+    if (i >= 0) us.push_back(*t / calls);
   }
-  std::sort(us.begin(), us.end());
-  Timing t;
-  t.reps = reps;
-  t.median_us = us[us.size() / 2];
-  t.min_us = us.front();
-  return t;
+  return summary(us);
 }
 
 constexpr int kGraphCalls = 20;
@@ -112,35 +120,24 @@ Result<Timing> per_call(Result<Timing> t, int count) {
 // process's time.
 template <class Body, class After>
 Result<Timing> timed_ranks(const Peers& peers, cudaStream_t s, int reps, Body body, After after) {
-  cudaEvent_t a = nullptr, b = nullptr;
-  LTT_CUDA(cudaEventCreate(&a));
-  LTT_CUDA(cudaEventCreate(&b));
-  struct Free {
-    cudaEvent_t x, y;
-    ~Free() { cudaEventDestroy(x); cudaEventDestroy(y); }
-  } free_events{a, b};
+  Events ev;
+  LTT_TRY(ev.create());
   std::vector<double> us;
   for (int i = -3; i < reps; ++i) {
     LTT_CUDA(cudaDeviceSynchronize());
     LTT_TRY(peers.barrier());
-    LTT_CUDA(cudaEventRecord(a, s));
+    LTT_CUDA(cudaEventRecord(ev.a, s));
     LTT_TRY(body());
-    LTT_CUDA(cudaEventRecord(b, s));
-    LTT_CUDA(cudaEventSynchronize(b));
-    float ms = 0;
-    LTT_CUDA(cudaEventElapsedTime(&ms, a, b));
+    LTT_CUDA(cudaEventRecord(ev.b, s));
+    auto t = ev.us();
+    if (!t.ok()) return t.error();
     LTT_TRY(after());
-    double mine = 1e3 * ms;
+    const double mine = *t;
     std::vector<double> all(static_cast<size_t>(peers.procs));
     LTT_TRY(peers.allgather(&mine, sizeof mine, all.data()));
     if (i >= 0) us.push_back(*std::max_element(all.begin(), all.end()));
   }
-  std::sort(us.begin(), us.end());
-  Timing t;
-  t.reps = reps;
-  t.median_us = us[us.size() / 2];
-  t.min_us = us.front();
-  return t;
+  return summary(us);
 }
 
 }  // namespace
@@ -191,15 +188,13 @@ Result<Timing> time_tier0_unfused(const Problem& p, const Inputs& in, int reps, 
   auto comm = static_cast<ncclComm_t>(c.nccl);
   const bf* w = c.W.get() + static_cast<size_t>(r) * Hs * L;
   auto step = [&]() -> Status {
-    if (ncclAllReduce(c.R[r], c.Z[r], static_cast<size_t>(M) * L, ncclBfloat16, ncclSum, comm, c.s) != ncclSuccess ||
-        ncclAllReduce(c.S[r], c.P[r], static_cast<size_t>(M) * H, ncclBfloat16, ncclSum, comm, c.s) != ncclSuccess)
-      return LTT_ERR(Errc::internal, "ncclAllReduce failed");
+    LTT_NCCL(ncclAllReduce(c.R[r], c.Z[r], static_cast<size_t>(M) * L, ncclBfloat16, ncclSum, comm, c.s));
+    LTT_NCCL(ncclAllReduce(c.S[r], c.P[r], static_cast<size_t>(M) * H, ncclBfloat16, ncclSum, comm, c.s));
     LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     LTT_TRY(widen(c.P[r] + static_cast<size_t>(r) * Hs, H, c.C.get(), Hs, M, Hs, c.s));
     LTT_TRY(c.gemm(c.N.get(), L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
     LTT_TRY(round_to(c.C.get(), Hs, ysh.get(), Hs, M, Hs, true, c.s));
-    if (ncclAllGather(ysh.get(), gathered.get(), MHs, ncclBfloat16, comm, c.s) != ncclSuccess)
-      return LTT_ERR(Errc::internal, "ncclAllGather failed");
+    LTT_NCCL(ncclAllGather(ysh.get(), gathered.get(), MHs, ncclBfloat16, comm, c.s));
     return lamport_publish(slices_dev.get(), y_dev.get(), 1, p.T, 0, p.T, M, Hs, c.s);  // shard q into Y's columns q Hs..
   };
   return timed_ranks(peers, c.s, reps, step, nothing);
@@ -235,8 +230,7 @@ Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transp
   auto call = [&]() -> Status {
     if (transport == Transport::nccl) {
 #if LTT_HAVE_NCCL
-      if (ncclAllReduce(in[lay.lo], out[lay.lo], n, ncclBfloat16, ncclSum, static_cast<ncclComm_t>(comm), s) != ncclSuccess)
-        return LTT_ERR(Errc::internal, "ncclAllReduce of ", bytes, " bytes failed");
+      LTT_NCCL(ncclAllReduce(in[lay.lo], out[lay.lo], n, ncclBfloat16, ncclSum, static_cast<ncclComm_t>(comm), s));
       return {};
 #endif
     }
@@ -272,19 +266,15 @@ Result<double> copy_bandwidth(size_t bytes, int reps) {
 Status warm_up(double ms) {
   DevBuf<bf> a;
   LTT_TRY(a.alloc(size_t(1) << 29));  // 1 GiB of bf16
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  LTT_CUDA(cudaEventCreate(&e0));
-  LTT_CUDA(cudaEventCreate(&e1));
-  struct Free {
-    cudaEvent_t x, y;
-    ~Free() { cudaEventDestroy(x); cudaEventDestroy(y); }
-  } free_events{e0, e1};
-  LTT_CUDA(cudaEventRecord(e0, nullptr));
-  for (float spent = 0; spent < ms;) {
+  Events ev;
+  LTT_TRY(ev.create());
+  LTT_CUDA(cudaEventRecord(ev.a, nullptr));
+  for (double spent_us = 0; spent_us < 1e3 * ms;) {
     for (int i = 0; i < 20; ++i) LTT_TRY(fill(a.get(), a.size(), static_cast<uint16_t>(0x3c00 + i), nullptr));
-    LTT_CUDA(cudaEventRecord(e1, nullptr));
-    LTT_CUDA(cudaEventSynchronize(e1));
-    LTT_CUDA(cudaEventElapsedTime(&spent, e0, e1));
+    LTT_CUDA(cudaEventRecord(ev.b, nullptr));
+    auto t = ev.us();
+    if (!t.ok()) return t.error();
+    spent_us = *t;
   }
   return {};
 }
@@ -344,20 +334,6 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int ro
   GpuCtx& c = g.c;
   return timed_graph(c.s, reps, kGraphCalls, [&] {
     return rmsnorm(c.R[0], p.L, c.g.get(), c.N.get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s, rows_per_block);
-  });
-}
-
-Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps) {
-  GpuCase g(p);
-  LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
-  LTT_TRY(g.reset());
-  GpuCtx& c = g.c;
-  const int M = p.M, L = p.L, Hs = p.Hs();
-  if (!c.slices) return time_tier0_rank_cublas(p, in, reps);
-  return timed_graph(c.s, reps, kGraphCalls, [&]() -> Status {
-    LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
-    return shard_gemm_add(c.N.get(), L, c.W.get(), L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, c.slices, c.work.get(),
-                          c.counters.get(), true, c.pdl, c.s);
   });
 }
 

@@ -23,14 +23,12 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
 // rows_per_block: the kernel's block shape (kernels.cuh; 0: the default).
 Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block = 0);
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
-// reduced S shard added in fp32, the rounding): collectives excluded. As
-// ltt runs it (RMSNorm, then up to 5 tokens the skinny tensor-core GEMM with
-// the add in its epilogue, a programmatic dependent; past that the
-// composition), as the library composition (RMSNorm, widen, cuBLAS with the
-// addend, round), and the skinny kernel forced. CUDA-graph replay.
-Result<Timing> time_tier0_rank(const Problem& p, const Inputs& in, int reps);
+// reduced S shard added in fp32, the rounding): collectives excluded. As the
+// library composition (RMSNorm, widen, cuBLAS with the addend, round), and
+// with the skinny tensor-core GEMM, the add in its epilogue, a programmatic
+// dependent (at any M it takes; the pipeline's choice is
+// tier0_skinny_slices()). CUDA-graph replay.
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
-// The skinny kernel at any M it takes (the pipeline uses it up to kSkinnyMaxTokens).
 Result<Timing> time_tier0_skinny(const Problem& p, const Inputs& in, int reps);
 // The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out); CUDA-graph replay.
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);

@@ -1,9 +1,12 @@
-// Every CUDA runtime and cuBLAS call checked: a failure becomes a Status
-// naming the call, the error and the file and line.
+// Every CUDA runtime, cuBLAS and NCCL call checked: a failure becomes a
+// Status naming the call, the error and the file and line.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#if LTT_HAVE_NCCL
+#include <nccl.h>
+#endif
 
 #include "status.hpp"
 
@@ -25,3 +28,13 @@
 
 // After a kernel launch: the launch's own error.
 #define LTT_LAUNCHED() LTT_CUDA(cudaGetLastError())
+
+#if LTT_HAVE_NCCL
+#define LTT_NCCL(call)                                                                                  \
+  do {                                                                                                  \
+    const ncclResult_t ltt_n_ = (call);                                                                 \
+    if (ltt_n_ != ncclSuccess)                                                                          \
+      return ::ltt::Error{::ltt::Errc::internal, ::ltt::cat(#call, ": ", ncclGetErrorString(ltt_n_)),   \
+                          __FILE__, __LINE__, -1};                                                      \
+  } while (0)
+#endif

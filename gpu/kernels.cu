@@ -33,22 +33,7 @@ __device__ void allow_dependents() {
 }
 __device__ bf r(float x) { return __float2bfloat16_rn(x); }
 
-// One-shot: rank order 0..T-1 in fp32, one rounding. The sums start from
-// -0, the identity of IEEE addition (-0 + x == x, bit for bit), so a dropped
-// first term needs no special case.
-__device__ bf sum_one_shot(const bf* const* in, int T, size_t e, Terms t) {
-  float acc = -0.0f;
-  for (int q = 0; q < T; ++q) {
-    if (q == t.drop) continue;
-    acc = __fadd_rn(acc, f(in[q][e]));
-    if (q == t.twice) acc = __fadd_rn(acc, f(in[q][e]));
-  }
-  return r(acc);
-}
-
-// Ring: element e lies in chunk c = [n c / T, n (c+1) / T); its sum starts
-// with rank c+1's value and adds ranks c+2, ..., c+T (mod T), rounding to
-// bf16 at every hop.
+// Ring: element e lies in chunk c = [n c / T, n (c+1) / T).
 __device__ int chunk_of(size_t e, size_t n, int T) {
   long long c = static_cast<long long>((static_cast<unsigned long long>(e) * T) / n);
   while (c + 1 < T && n * static_cast<size_t>(c + 1) / static_cast<size_t>(T) <= e) ++c;
@@ -56,22 +41,45 @@ __device__ int chunk_of(size_t e, size_t n, int T) {
   return static_cast<int>(c);
 }
 
-__device__ bf sum_ring(const bf* const* in, int T, size_t e, int c, Terms t) {
+// The sum over the T ranks in the contract's order, every collective's one
+// definition. One-shot: rank order 0..T-1 in fp32, one rounding. Ring (chunk
+// c): from rank c+1 through c+2, ..., c+T (mod T), a bf16 rounding at every
+// hop. The sums start from -0, the identity of IEEE addition (-0 + x == x,
+// bit for bit), so a dropped first term needs no special case. get(q) is
+// rank q's term, asked once per rank.
+template <class Get>
+__device__ bf sum_ordered(Get get, int T, int ring, int c, Terms t) {
   bf acc = __float2bfloat16_rn(-0.0f);
-  for (int k = 0; k < T; ++k) {
-    const int q = (c + 1 + k) % T;
+  float facc = -0.0f;
+  for (int i = 0; i < T; ++i) {
+    const int q = ring ? (c + 1 + i) % T : i;
     if (q == t.drop) continue;
-    acc = r(__fadd_rn(f(acc), f(in[q][e])));
-    if (q == t.twice) acc = r(__fadd_rn(f(acc), f(in[q][e])));
+    const float v = get(q);
+    for (int j = 0; j < (q == t.twice ? 2 : 1); ++j) {
+      if (ring) acc = r(__fadd_rn(f(acc), v));
+      else facc = __fadd_rn(facc, v);
+    }
   }
-  return acc;
+  return ring ? acc : r(facc);
+}
+
+// 1 / sqrt(ss / L + eps), correctly rounded at each step.
+__device__ float rstd_of(float ss, int L, float eps) {
+  return __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(L)), eps)));
+}
+
+// An element of N: z rstd, then the weight g, rounded at the order's points
+// (fused: once at the end; else also after z rstd).
+__device__ bf normalised(float z, float rstd, float g, int fused) {
+  const float zr = __fmul_rn(z, rstd);
+  return fused ? r(__fmul_rn(zr, g)) : r(__fmul_rn(f(r(zr)), g));
 }
 
 // Every element's sum is read in full before any rank's copy of it is
 // written, so in == out is safe when all ranks are in this process.
 __global__ void allreduce_k(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, int ring, Terms t) {
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    const bf y = ring ? sum_ring(in, T, e, chunk_of(e, n, T), t) : sum_one_shot(in, T, e, t);
+    const bf y = sum_ordered([&](int q) { return f(in[q][e]); }, T, ring, ring ? chunk_of(e, n, T) : 0, t);
     for (int q = lo; q < hi; ++q) out[q][e] = y;
   }
 }
@@ -102,10 +110,9 @@ __global__ void rmsnorm_rows(const bf* Z, int ldz, const bf* g, bf* N, int L, fl
   float ss = 0.0f;
   for (int k = threadIdx.x; k < L; k += blockDim.x) ss = __fadd_rn(ss, __fmul_rn(f(z[k]), f(z[k])));
   const float t = block_sum(ss);
-  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(t, static_cast<float>(L)), eps)));
+  const float rstd = rstd_of(t, L, eps);
   for (int k = threadIdx.x; k < L; k += blockDim.x) {
-    const float zr = __fmul_rn(f(z[k]), rstd);
-    out[k] = fused ? r(__fmul_rn(zr, f(g[k]))) : r(__fmul_rn(f(r(zr)), f(g[k])));
+    out[k] = normalised(f(z[k]), rstd, f(g[k]), fused);
   }
 }
 
@@ -125,7 +132,7 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
     for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
   }
   const float t = block_sum(ss);
-  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(t, static_cast<float>(L)), eps)));
+  const float rstd = rstd_of(t, L, eps);
   for (int v = threadIdx.x; v < nv; v += blockDim.x) {
     const uint4 q = z[v], w = gv[v];
     const bf* e = reinterpret_cast<const bf*>(&q);
@@ -133,8 +140,7 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
     uint4 o;
     bf* y = reinterpret_cast<bf*>(&o);
     for (int k = 0; k < 8; ++k) {
-      const float zr = __fmul_rn(f(e[k]), rstd);
-      y[k] = fused ? r(__fmul_rn(zr, f(gw[k]))) : r(__fmul_rn(f(r(zr)), f(gw[k])));
+      y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
     }
     out[v] = o;
   }
@@ -169,7 +175,7 @@ __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, in
     for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
   }
   for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
-  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(L)), eps)));
+  const float rstd = rstd_of(ss, L, eps);
 #pragma unroll
   for (int i = 0; i < V; ++i) {
     const int v = lane + 32 * i;
@@ -181,8 +187,7 @@ __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, in
     bf* y = reinterpret_cast<bf*>(&o);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      const float zr = __fmul_rn(f(e[k]), rstd);
-      y[k] = fused ? r(__fmul_rn(zr, f(gw[k]))) : r(__fmul_rn(f(r(zr)), f(gw[k])));
+      y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
     }
     out[v] = o;
   }
@@ -209,46 +214,22 @@ __global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const
   float ss = 0.0f;
   for (int k = threadIdx.x; k < L; k += blockDim.x) {
     const size_t e = static_cast<size_t>(m) * L + k;
-    const int c = ring ? chunk_of(e, nR, T) : 0;
-    bf acc = __float2bfloat16_rn(-0.0f);
-    float facc = -0.0f;
-    for (int i = 0; i < T; ++i) {
-      const int q = ring ? (c + 1 + i) % T : i;
-      if (q == t.drop) continue;
-      const float v = f(lamport_take(R[q][e], sanitise, q * per_rank + static_cast<long long>(e), stuck));
-      const int times = q == t.twice ? 2 : 1;
-      for (int j = 0; j < times; ++j) {
-        if (ring) acc = r(__fadd_rn(f(acc), v));
-        else facc = __fadd_rn(facc, v);
-      }
-    }
-    const bf z = ring ? acc : r(facc);
+    const bf z = sum_ordered([&](int q) { return f(lamport_take(R[q][e], sanitise, q * per_rank + static_cast<long long>(e), stuck)); },
+                             T, ring, ring ? chunk_of(e, nR, T) : 0, t);
     zrow[k] = z;
     ss = __fadd_rn(ss, __fmul_rn(f(z), f(z)));
   }
   const float tot = block_sum(ss);  // its __syncthreads also publishes zrow
-  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(tot, static_cast<float>(L)), eps)));
+  const float rstd = rstd_of(tot, L, eps);
   bf* out = N[rk] + static_cast<size_t>(m) * L;
   for (int k = threadIdx.x; k < L; k += blockDim.x) {
-    const float zr = __fmul_rn(f(zrow[k]), rstd);
-    out[k] = fused ? r(__fmul_rn(zr, f(g[k]))) : r(__fmul_rn(f(r(zr)), f(g[k])));
+    out[k] = normalised(f(zrow[k]), rstd, f(g[k]), fused);
   }
   bf* sh = Ssh[rk] + static_cast<size_t>(m) * Hs;
   for (int j = threadIdx.x; j < Hs; j += blockDim.x) {
     const size_t e = static_cast<size_t>(m) * H + static_cast<size_t>(rk) * Hs + j;
-    bf acc = __float2bfloat16_rn(-0.0f);
-    float facc = -0.0f;
-    for (int i = 0; i < T; ++i) {
-      const int q = ring ? (rk + 1 + i) % T : i;  // ring: shard r's chunk starts at rank r + 1
-      if (q == t.drop) continue;
-      const float v = f(lamport_take(S[q][e], sanitise, q * per_rank + static_cast<long long>(nR + e), stuck));
-      const int times = q == t.twice ? 2 : 1;
-      for (int j2 = 0; j2 < times; ++j2) {
-        if (ring) acc = r(__fadd_rn(f(acc), v));
-        else facc = __fadd_rn(facc, v);
-      }
-    }
-    sh[j] = ring ? acc : r(facc);
+    sh[j] = sum_ordered([&](int q) { return f(lamport_take(S[q][e], sanitise, q * per_rank + static_cast<long long>(nR + e), stuck)); },
+                        T, ring, rk, t);  // ring: shard r's chunk starts at rank r + 1
   }
 }
 
@@ -262,28 +243,19 @@ __device__ void load_ranks(const bf* const* B, int T, size_t e0, uint4 (&x)[MAXT
     if (q < T) x[q] = *reinterpret_cast<const uint4*>(B[q] + e0);
 }
 
-// Element k of every rank's vector, summed: one-shot (rank order, fp32, one
-// rounding) or ring (from rank c + 1, a rounding per hop).
+// Element k of every rank's vector, summed in the contract's order.
 template <int MAXT>
 __device__ bf sum_vec(const uint4 (&x)[MAXT], int k, int T, int ring, int c, Terms t, int sanitise, long long base,
                       long long per_rank, long long* stuck) {
-  bf acc = __float2bfloat16_rn(-0.0f);
-  float facc = -0.0f;
-  for (int i = 0; i < T; ++i) {
-    const int q = ring ? (c + 1 + i) % T : i;
-    if (q == t.drop) continue;
-    uint4 xq;
+  return sum_ordered(
+      [&](int q) {
+        uint4 xq;
 #pragma unroll
-    for (int j = 0; j < MAXT; ++j)
-      if (j == q) xq = x[j];  // registers, not local memory: a static index
-    const float v = f(lamport_take(reinterpret_cast<const bf*>(&xq)[k], sanitise, q * per_rank + base, stuck));
-    const int times = q == t.twice ? 2 : 1;
-    for (int j = 0; j < times; ++j) {
-      if (ring) acc = r(__fadd_rn(f(acc), v));
-      else facc = __fadd_rn(facc, v);
-    }
-  }
-  return ring ? acc : r(facc);
+        for (int j = 0; j < MAXT; ++j)
+          if (j == q) xq = x[j];  // registers, not local memory: a static index
+        return f(lamport_take(reinterpret_cast<const bf*>(&xq)[k], sanitise, q * per_rank + base, stuck));
+      },
+      T, ring, c, t);
 }
 
 template <int MAXT>
@@ -311,7 +283,7 @@ __global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, 
     reinterpret_cast<uint4*>(zrow_v)[v] = o;
   }
   const float tot = block_sum(ss);  // its __syncthreads also publishes zrow_v
-  const float rstd = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(tot, static_cast<float>(L)), eps)));
+  const float rstd = rstd_of(tot, L, eps);
   uint4* out = reinterpret_cast<uint4*>(N[rk] + static_cast<size_t>(m) * L);
   const uint4* gv = reinterpret_cast<const uint4*>(g);
   for (int v = threadIdx.x; v < L / 8; v += blockDim.x) {
@@ -322,8 +294,7 @@ __global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, 
     bf* y = reinterpret_cast<bf*>(&o);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      const float zr = __fmul_rn(f(z[k]), rstd);
-      y[k] = fused ? r(__fmul_rn(zr, f(gw[k]))) : r(__fmul_rn(f(r(zr)), f(gw[k])));
+      y[k] = normalised(f(z[k]), rstd, f(gw[k]), fused);
     }
     out[v] = o;
   }

@@ -21,16 +21,31 @@
 
 namespace ltt {
 
-Result<int> run_bench(const BenchOptions& o) {
+namespace {
+
+// The cases to time, checked before any work: the backend, a GPU, every
+// shape, P processes dividing every T, the memory they need.
+Result<std::vector<Problem>> bench_problems(const BenchOptions& o, int P) {
   if (o.backend != "cuda") return LTT_USAGE("ltt bench times the cuda backend: --backend cuda");
   LTT_TRY(gpu::cuda_available());
   std::vector<Problem> ps;
-  for (int T : o.tp)
+  for (int T : o.tp) {
+    if (T % P != 0) return LTT_USAGE("--tp ", T, " over ", P, " processes: P must divide T");
     for (int M : o.tokens) {
       ps.push_back(make_problem(o.dims, T, M, Dist::realistic, 0, 1e-6));
       LTT_TRY(validate(ps.back()));
     }
+  }
   LTT_TRY(flags::fits_in_memory(ps, "bench"));
+  return ps;
+}
+
+}  // namespace
+
+Result<int> run_bench(const BenchOptions& o) {
+  auto cases = bench_problems(o, 1);
+  if (!cases.ok()) return cases.error();
+  const std::vector<Problem>& ps = *cases;
   const double wall0 = now_seconds();
   LTT_TRY(gpu::warm_up(500));  // clocks out of idle before the first figure
   auto bw = gpu::copy_bandwidth(size_t(1) << 31, o.reps);
@@ -70,15 +85,15 @@ Result<int> run_bench(const BenchOptions& o) {
       row(cat("rmsnorm-", rpb, "r").c_str(), p, *alt, 2 * (2 * M * L) + 2 * L, 0);
     }
     if (p.M <= 128 && p.T >= 2) {
-      auto t0 = gpu::time_tier0_rank(p, in, o.reps);
-      if (!t0.ok()) return t0.error();
       // Z, g, W's shard, S's shard read; Y's shard written (bf16).
-      row("tier0-rank", p, *t0, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
+      const double bytes = 2 * (M * L + L + Hs * L + 2 * M * Hs), flops = 2 * M * Hs * L;
       auto tc = gpu::time_tier0_rank_cublas(p, in, o.reps);
       if (!tc.ok()) return tc.error();
-      row("tier0-cublas", p, *tc, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
-      auto tk = gpu::time_tier0_skinny(p, in, o.reps);
-      if (tk.ok()) row("tier0-skinny", p, *tk, 2 * (M * L + L + Hs * L + 2 * M * Hs), 2 * M * Hs * L);
+      auto tk = gpu::time_tier0_skinny(p, in, o.reps);  // refused where the kernel does not take the shape
+      // The pipeline's own choice, from the same two timings.
+      row("tier0-rank", p, gpu::tier0_skinny_slices(p) && tk.ok() ? *tk : *tc, bytes, flops);
+      row("tier0-cublas", p, *tc, bytes, flops);
+      if (tk.ok()) row("tier0-skinny", p, *tk, bytes, flops);
     }
     auto wd = gpu::time_widen(p, in, o.reps);
     if (!wd.ok()) return wd.error();
@@ -125,21 +140,13 @@ Result<int> run_bench(const BenchOptions& o) {
 }
 
 Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
-  if (o.backend != "cuda") return LTT_USAGE("ltt bench times the cuda backend: --backend cuda");
   if (!o.machine_out.empty()) return LTT_USAGE("--machine-out fits the one-GPU figures: run it without mpirun");
-  LTT_TRY(gpu::cuda_available());
   const gpu::Peers peers = mpi_peers(comm);
   const bool root = peers.pid == 0;
   const int P = peers.procs;
-  std::vector<Problem> ps;
-  for (int T : o.tp) {
-    if (T % P != 0) return LTT_USAGE("--tp ", T, " over ", P, " processes: P must divide T");
-    for (int M : o.tokens) {
-      ps.push_back(make_problem(o.dims, T, M, Dist::realistic, 0, 1e-6));
-      LTT_TRY(validate(ps.back()));
-    }
-  }
-  LTT_TRY(flags::fits_in_memory(ps, "bench"));
+  auto cases = bench_problems(o, P);
+  if (!cases.ok()) return cases.error();
+  const std::vector<Problem>& ps = *cases;
   auto info = gpu::ranks_info(peers);
   if (!info.ok()) return info.error();
   const bool nccl = info->own_gpus && gpu::have_nccl();

@@ -98,6 +98,15 @@ std::string hist_svg(const std::array<size_t, 4>& h) {
   return s + "</svg>";
 }
 
+// The page into `path`; the OS's reason when it cannot be written.
+Status save(const std::string& path, const std::string& page) {
+  std::ofstream f(path);
+  f << page;
+  f.close();
+  if (!f) return LTT_USAGE("cannot write --html ", path, ": ", std::strerror(errno));
+  return {};
+}
+
 }  // namespace
 
 Status write_html(const std::string& path, const std::string& title, const std::string& command,
@@ -158,11 +167,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
   }
   h += kScript;
   h += "\n</body></html>\n";
-  std::ofstream f(path);
-  f << h;
-  f.close();
-  if (!f) return LTT_USAGE("cannot write --html ", path, ": ", std::strerror(errno));
-  return {};
+  return save(path, h);
 }
 
 Status write_html_table(const std::string& path, const std::string& title, const std::string& command,
@@ -181,11 +186,7 @@ Status write_html_table(const std::string& path, const std::string& title, const
   h += "</table>\n<ul>";
   for (const auto& n : notes) h += "<li><code>" + esc(n) + "</code></li>";
   h += "</ul>\n<script>document.body.setAttribute('data-ready', '1');</script>\n</body></html>\n";
-  std::ofstream f(path);
-  f << h;
-  f.close();
-  if (!f) return LTT_USAGE("cannot write --html ", path, ": ", std::strerror(errno));
-  return {};
+  return save(path, h);
 }
 
 }  // namespace ltt
