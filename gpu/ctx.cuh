@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "cuda_backend.hpp"
 #include "cuda_check.cuh"
 #include "peers.hpp"
 #include "inputs.hpp"
@@ -122,9 +123,8 @@ struct GpuCtx {
   // output shard, its Lamport receive buffers (three, rotating) and the
   // stuck-slot words.
   RankBufs Z, P, Nr, shard_s, shard_y, lam[3];
-  DevBuf<float> work;           // tier 0's skinny GEMM: partial sums of its K slices
-  DevBuf<unsigned> counters;    // and its per-tile arrival counters
-  int slices = 0;               // its K slices (0: the cuBLAS path for this shape or M)
+  Tier0Path t0path = Tier0Path::cublas;  // tier 0's per-rank step (cuda_backend.hpp)
+  ShardGemmPlan gemm_plan;               // and its kernel's shape (fused, split)
   bool pdl = false;             // programmatic dependent launch (Hopper and later)
   bool device_fences = false;   // processes each on its own GPU: fences (and Lamport waits) on the device
   DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
@@ -167,9 +167,14 @@ struct GpuCtx {
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
 
-// Tier 0 up-projects with the skinny kernel (shard_gemm.cu) up to this many
-// tokens, with cuBLAS past it.
-constexpr int kSkinnyMaxTokens = 5;
+// Tier 0's per-rank step as one kernel (shard_gemm.cu, RMSNorm inside) up to
+// this many tokens, cuBLAS past it: on the H200 (bench/results/h200.md) the
+// kernel took 8.0 against cuBLAS's 14.3 us a rank at M 1 and 13.5 against
+// 15.0 at M 33, and lost at M 128 (26.6 against 16.4; its split form, the
+// collective normalising, 21.4). The kernel itself takes M up to 128
+// (kTier0KernelLimit: shared memory), so LTT_TIER0_PATH can force it there.
+constexpr int kTier0KernelMaxTokens = 48;
+constexpr int kTier0KernelLimit = 128;
 
 // A case on the device: the context plus pristine copies of the partials, so
 // that every run (the check's two, a benchmark's many) starts from the same

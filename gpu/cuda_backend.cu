@@ -266,12 +266,23 @@ int GpuCtx::lamport_next() {
   return static_cast<int>(rt.lamport_uses++ % 3);
 }
 
-int tier0_skinny_slices(const Problem& p) {
-  // The skinny kernel where it was measured faster than the cuBLAS
-  // composition on the H200 (M 1: 10.0 against 13.1 us a rank; M 5 even;
-  // M 33 and 128 slower: its one-block-per-column-group epilogue is a chain
-  // of L2 round trips that grows with M; bench/results/h200.md).
-  return p.M <= kSkinnyMaxTokens ? shard_gemm_slices(p.M, p.Hs(), p.L) : 0;
+const char* tier0_path_name(Tier0Path t) {
+  return t == Tier0Path::fused ? "fused" : t == Tier0Path::split ? "split" : "cublas";
+}
+
+Result<Tier0Path> tier0_path(const Problem& p) {
+  const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
+  const Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::fused : Tier0Path::cublas;
+  const char* env = std::getenv("LTT_TIER0_PATH");
+  if (!env || !*env) return chosen;
+  const std::string v = env;
+  if (v == "cublas") return Tier0Path::cublas;
+  if (v != "fused" && v != "split") return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split or cublas");
+  if (!taken)
+    return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
+                     " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
+                     kTier0KernelLimit, "); unset it to let ltt choose");
+  return v == "fused" ? Tier0Path::fused : Tier0Path::split;
 }
 
 Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut, const Peers* peers,
@@ -332,12 +343,10 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   if (tier == 0) {
     LTT_TRY(c.Nr.alloc(lay, MLpad));
     for (int r = lay.lo; r < lay.hi; ++r) LTT_CUDA(cudaMemsetAsync(c.Nr[r], 0, MLpad * sizeof(bf), c.s));
-    c.slices = tier0_skinny_slices(p);
-    if (c.slices) {
-      LTT_TRY(c.work.alloc(static_cast<size_t>(c.slices) * p.M * p.Hs()));
-      LTT_TRY(c.counters.alloc(static_cast<size_t>(p.Hs() / 16)));
-      LTT_CUDA(cudaMemsetAsync(c.counters.get(), 0, sizeof(unsigned) * static_cast<size_t>(p.Hs() / 16), c.s));
-    }
+    auto path = tier0_path(p);
+    if (!path.ok()) return path.error();
+    c.t0path = *path;
+    if (c.t0path != Tier0Path::cublas) c.gemm_plan = shard_gemm_plan(p.M, p.Hs(), p.L);
     LTT_TRY(c.shard_s.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.stuck_dev.alloc(1));

@@ -39,9 +39,17 @@ Status run_cuda(const Problem& p, int tier, const Contract& contract, const Inpu
                 std::vector<MatrixB>& out, Mutant mut = Mutant::none, const Peers* peers = nullptr,
                 Transport transport = Transport::ipc);
 bool supported_mutant(Mutant m);
-// Tier 0's up-projection of p: the skinny kernel's K slices (shard_gemm.cu;
-// up to M 5 where the device and shape allow), or 0: cuBLAS.
-int tier0_skinny_slices(const Problem& p);
+// How tier 0 runs its per-rank step (RMSNorm, the shard's GEMM, S added):
+// fused: the collective writes Z and one kernel (shard_gemm.cu) normalises,
+// multiplies and adds; split: the collective normalises and that kernel
+// multiplies and adds; cublas: the collective normalises, then cuBLAS with
+// the addend and a rounding kernel. ltt runs fused for small M where the
+// device and shape allow the kernel (Hopper clusters), cublas otherwise
+// (ctx.cuh); LTT_TIER0_PATH=fused|split|cublas forces one (the tests run
+// each), and a forced path the kernel does not take is an error.
+enum class Tier0Path { fused, split, cublas };
+Result<Tier0Path> tier0_path(const Problem& p);
+const char* tier0_path_name(Tier0Path t);
 // Whether NCCL was built in (--transport nccl).
 bool have_nccl();
 

@@ -14,13 +14,14 @@ Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::v
 }
 bool supported_mutant(Mutant) { return false; }
 bool have_nccl() { return false; }
-int tier0_skinny_slices(const Problem&) { return 0; }
+Result<Tier0Path> tier0_path(const Problem&) { return Tier0Path::cublas; }
+const char* tier0_path_name(Tier0Path) { return "cublas"; }
 
 Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }
-Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }
+Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, int, int, bool) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
-Result<Timing> time_tier0_skinny(const Problem&, const Inputs&, int) { return cuda_available().error(); }
+Result<Timing> time_tier0_kernel(const Problem&, const Inputs&, int, bool) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
 Result<RanksInfo> ranks_info(const Peers&) { return cuda_available().error(); }
@@ -32,6 +33,7 @@ Result<Timing> time_allreduce(size_t, int, const Peers&, Transport) { return cud
 
 Status warm_up(double) { return cuda_available(); }
 Result<Timing> time_launch(int, int) { return cuda_available().error(); }
+Result<Timing> time_launch_graph(int) { return cuda_available().error(); }
 Result<Timing> time_gemm_shard_seq(const Problem&, const Inputs&, int, int) { return cuda_available().error(); }
 Result<Timing> time_widen(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_round(const Problem&, const Inputs&, int) { return cuda_available().error(); }

@@ -64,9 +64,10 @@ Result<Timing> timed(cudaStream_t s, int reps, Body body, Between between) {
   return summary(us);
 }
 
-// Times `body` by CUDA-graph replay: `calls` calls in a row captured once,
-// the graph replayed 3 times untimed, then `reps` times between two events;
-// the median per call. What a captured decode step pays per kernel.
+// Times `body` by CUDA-graph replay: `calls` calls in a row captured once
+// (body(i) for call i, so that calls can rotate over copies of their
+// operands), the graph replayed 3 times untimed, then `reps` times between
+// two events; the median per call. What a captured decode step pays per kernel.
 template <class Body>
 Result<Timing> timed_graph(cudaStream_t s, int reps, int calls, Body body) {
   struct Graph {
@@ -77,11 +78,11 @@ Result<Timing> timed_graph(cudaStream_t s, int reps, int calls, Body body) {
       if (g) cudaGraphDestroy(g);
     }
   } graph;
-  LTT_TRY(body());  // once outside the capture: attributes set, lazy loading done
+  LTT_TRY(body(0));  // once outside the capture: attributes set, lazy loading done
   LTT_CUDA(cudaStreamSynchronize(s));
   LTT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   const Status st = [&]() -> Status {
-    for (int i = 0; i < calls; ++i) LTT_TRY(body());
+    for (int i = 0; i < calls; ++i) LTT_TRY(body(i));
     return {};
   }();
   const cudaError_t end = cudaStreamEndCapture(s, &graph.g);
@@ -103,6 +104,28 @@ Result<Timing> timed_graph(cudaStream_t s, int reps, int calls, Body body) {
 }
 
 constexpr int kGraphCalls = 20;
+
+// Copies of the operands for timed calls to rotate over, so that a figure is
+// the memory's and not the L2 cache's (the next call would otherwise find
+// its inputs there): enough sets of `bytes` to cover twice the L2, 1 to 32.
+int rotation_sets(size_t bytes) {
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) return 32;
+  const size_t want = 2 * static_cast<size_t>(l2), k = (want + bytes - 1) / std::max<size_t>(bytes, 1);
+  return static_cast<int>(std::clamp<size_t>(k, 1, 32));
+}
+// The graph's calls: a multiple of the sets, at least kGraphCalls.
+int graph_calls(int sets) { return sets * ((kGraphCalls + sets - 1) / sets); }
+
+// b = k device buffers of n elements, each a copy of src (null: left as allocated).
+Status copies(const bf* src, size_t n, int k, std::vector<DevBuf<bf>>& b) {
+  b = std::vector<DevBuf<bf>>(static_cast<size_t>(k));
+  for (auto& x : b) {
+    LTT_TRY(x.alloc(n));
+    if (src) LTT_CUDA(cudaMemcpy(x.get(), src, n * sizeof(bf), cudaMemcpyDeviceToDevice));
+  }
+  return {};
+}
 
 Status nothing() { return {}; }
 
@@ -289,6 +312,14 @@ Result<Timing> time_launch(int count, int reps) {
   return per_call(t, count);
 }
 
+Result<Timing> time_launch_graph(int reps) {
+  auto rt = runtime_init(nullptr);
+  if (!rt.ok()) return rt.error();
+  DevBuf<bf> a;
+  LTT_TRY(a.alloc(1));
+  return timed_graph(rt->s, reps, kGraphCalls, [&](int) { return fill(a.get(), 1, 0, rt->s); });
+}
+
 Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps) {
   GpuCase g(p);
   LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
@@ -327,32 +358,42 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
   return timed(g.c.s, reps, [&] { return run_pipeline(g); }, [&] { return g.reset(); });
 }
 
-Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block) {
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block, int rows_per_warp,
+                            bool streaming) {
   GpuCase g(p);
   LTT_TRY(g.load(1, Contract{}, in, -1));
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
-  return timed_graph(c.s, reps, kGraphCalls, [&] {
-    return rmsnorm(c.R[0], p.L, c.g.get(), c.N.get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s, rows_per_block);
+  const size_t ML = static_cast<size_t>(p.M) * p.L;
+  const int sets = rotation_sets(2 * ML * sizeof(bf));
+  std::vector<DevBuf<bf>> z, n;
+  LTT_TRY(copies(c.R[0], ML, sets, z));
+  LTT_TRY(copies(nullptr, ML, sets, n));
+  return timed_graph(c.s, reps, graph_calls(sets), [&](int i) {
+    return rmsnorm(z[i % sets].get(), p.L, c.g.get(), n[i % sets].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight,
+                   c.s, rows_per_block, rows_per_warp, streaming);
   });
 }
 
-Result<Timing> time_tier0_skinny(const Problem& p, const Inputs& in, int reps) {
+Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused) {
   GpuCase g(p);
   LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
   const int M = p.M, L = p.L, Hs = p.Hs();
-  const int ks = shard_gemm_slices(M, Hs, L);
-  if (!ks) return LTT_USAGE("tier0-skinny: the skinny kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
-  DevBuf<float> work;
-  DevBuf<unsigned> counters;
-  LTT_TRY(work.alloc(static_cast<size_t>(ks) * M * Hs));
-  LTT_TRY(counters.alloc(static_cast<size_t>(Hs / 16)));
-  LTT_CUDA(cudaMemset(counters.get(), 0, sizeof(unsigned) * static_cast<size_t>(Hs / 16)));
-  return timed_graph(c.s, reps, kGraphCalls, [&]() -> Status {
+  const ShardGemmPlan pl = shard_gemm_plan(M, Hs, L);
+  if (!pl.ks) return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
+  const size_t wn = static_cast<size_t>(Hs) * L;  // W's shard: what comes from memory (a decode step's weights are not in L2)
+  const int sets = rotation_sets(wn * sizeof(bf));
+  std::vector<DevBuf<bf>> w;
+  LTT_TRY(copies(c.W.get(), wn, sets, w));
+  return timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
+    const bf* wi = w[i % sets].get();
+    if (fused)  // R[0] stands for the reduced Z
+      return shard_gemm_add(pl, c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
+                            false, c.s);
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
-    return shard_gemm_add(c.N.get(), L, c.W.get(), L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, ks, work.get(), counters.get(), true,
+    return shard_gemm_add(pl, c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
                           c.pdl, c.s);
   });
 }
@@ -363,10 +404,14 @@ Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int re
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
   const int M = p.M, L = p.L, Hs = p.Hs();
-  return timed_graph(c.s, reps, kGraphCalls, [&]() -> Status {
+  const size_t wn = static_cast<size_t>(Hs) * L;
+  const int sets = rotation_sets(wn * sizeof(bf));
+  std::vector<DevBuf<bf>> w;
+  LTT_TRY(copies(c.W.get(), wn, sets, w));
+  return timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     LTT_TRY(widen(c.S[0], p.H, c.C.get(), Hs, M, Hs, c.s));
-    LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), Hs, M, Hs, L, 1.0f));
+    LTT_TRY(c.gemm(c.N.get(), L, w[i % sets].get(), L, c.C.get(), Hs, M, Hs, L, 1.0f));
     return round_to(c.C.get(), Hs, c.Y[0], p.H, M, Hs, true, c.s);
   });
 }
@@ -376,8 +421,12 @@ Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps) {
   LTT_TRY(g.load(1, Contract{}, in, -1));
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
-  return timed_graph(c.s, reps, kGraphCalls,
-                     [&] { return c.gemm(c.R[0], p.L, c.W.get(), p.L, c.C.get(), p.H, p.M, p.H, p.L, 1.0f); });
+  const size_t wn = static_cast<size_t>(p.H) * p.L;
+  const int sets = rotation_sets(wn * sizeof(bf));
+  std::vector<DevBuf<bf>> w;
+  LTT_TRY(copies(c.W.get(), wn, sets, w));
+  return timed_graph(c.s, reps, graph_calls(sets),
+                     [&](int i) { return c.gemm(c.R[0], p.L, w[i % sets].get(), p.L, c.C.get(), p.H, p.M, p.H, p.L, 1.0f); });
 }
 
 }  // namespace ltt::gpu

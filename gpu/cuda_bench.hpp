@@ -21,15 +21,17 @@ Result<double> copy_bandwidth(size_t bytes, int reps);
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);
 // One rank's RMSNorm kernel over its [M, L] (tier 1's order); CUDA-graph replay.
 // rows_per_block: the kernel's block shape (kernels.cuh; 0: the default).
-Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block = 0);
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block = 0, int rows_per_warp = 0,
+                            bool streaming = false);
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
 // reduced S shard added in fp32, the rounding): collectives excluded. As the
-// library composition (RMSNorm, widen, cuBLAS with the addend, round), and
-// with the skinny tensor-core GEMM, the add in its epilogue, a programmatic
-// dependent (at any M it takes; the pipeline's choice is
-// tier0_skinny_slices()). CUDA-graph replay.
+// library composition (RMSNorm, widen, cuBLAS with the addend, round); and
+// with tier 0's kernel (shard_gemm.cu) at any M it takes: fused (one kernel
+// that normalises too) or split (the RMSNorm kernel, then that kernel as its
+// programmatic dependent). CUDA-graph replay. tier0_path() is the
+// pipeline's choice among the three.
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
-Result<Timing> time_tier0_skinny(const Problem& p, const Inputs& in, int reps);
+Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused);
 // The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out); CUDA-graph replay.
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
 
@@ -61,6 +63,9 @@ Status warm_up(double ms);
 // The cost of one small kernel inside a stream of them (what a pipeline of
 // launches pays per kernel): `count` one-element kernels between two events.
 Result<Timing> time_launch(int count, int reps);
+// The same inside a CUDA graph of 20 such kernels, replayed: the per-kernel
+// floor a captured step pays.
+Result<Timing> time_launch_graph(int reps);
 // `count` back-to-back shard GEMMs of rank 0 ([M, L] x [L, H/T]^T, fp32 out
 // with the S shard as addend): per GEMM.
 Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps);

@@ -1,5 +1,8 @@
 // The cuda backend's kernels (kernels.cuh).
+#include <algorithm>
+
 #include "cuda_check.cuh"
+#include "elem.cuh"
 #include "kernels.cuh"
 
 namespace ltt::gpu {
@@ -13,25 +16,12 @@ unsigned blocks_for(size_t n) {
   return static_cast<unsigned>(b < 65535u * 32u ? (b == 0 ? 1 : b) : 65535u * 32u);
 }
 
-__device__ float f(bf x) { return __bfloat162float(x); }
-
 // The GPU's global timer, in nanoseconds.
 __device__ unsigned long long now_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-
-// A kernel that makes what a programmatic dependent reads lets that
-// dependent start at once: the dependent still waits for this grid's
-// completion before it reads (cudaGridDependencySynchronize), so only its
-// prologue overlaps. Nothing before Hopper.
-__device__ void allow_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
-__device__ bf r(float x) { return __float2bfloat16_rn(x); }
 
 // Ring: element e lies in chunk c = [n c / T, n (c+1) / T).
 __device__ int chunk_of(size_t e, size_t n, int T) {
@@ -61,18 +51,6 @@ __device__ bf sum_ordered(Get get, int T, int ring, int c, Terms t) {
     }
   }
   return ring ? acc : r(facc);
-}
-
-// 1 / sqrt(ss / L + eps), correctly rounded at each step.
-__device__ float rstd_of(float ss, int L, float eps) {
-  return __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(L)), eps)));
-}
-
-// An element of N: z rstd, then the weight g, rounded at the order's points
-// (fused: once at the end; else also after z rstd).
-__device__ bf normalised(float z, float rstd, float g, int fused) {
-  const float zr = __fmul_rn(z, rstd);
-  return fused ? r(__fmul_rn(zr, g)) : r(__fmul_rn(f(r(zr)), g));
 }
 
 // Every element's sum is read in full before any rank's copy of it is
@@ -193,6 +171,65 @@ __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, in
   }
 }
 
+// The same with each warp taking rows row, row + W, row + 2 W, ... (W the
+// grid's warps) and the next row's loads in flight while it reduces and
+// writes the one at hand, so that reading and writing overlap in every
+// warp; the same order of operations per row, so the same bits.
+// kStream: Z read and N written with the streaming cache hints (evict
+// first), so that neither displaces g or the other rows' lines in L2.
+template <int V, bool kStream>
+__device__ __forceinline__ void load_row(const uint4* z, int lane, int nv, uint4 (&q)[V]) {
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int v = lane + 32 * i;
+    if (v < nv) q[i] = kStream ? __ldcs(z + v) : z[v];
+  }
+}
+
+template <int V, bool kStream>
+__global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps,
+                                                          int fused) {
+  allow_dependents();
+  const int lane = threadIdx.x % 32, nv = L / 8, warps = static_cast<int>(gridDim.x * (blockDim.x / 32));
+  const uint4* gv = reinterpret_cast<const uint4*>(g);
+  int row = static_cast<int>(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32);
+  uint4 q[V];
+  if (row < M) load_row<V, kStream>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(row) * ldz), lane, nv, q);
+  while (row < M) {
+    const int next = row + warps;
+    uint4 qn[V];
+    if (next < M) load_row<V, kStream>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(next) * ldz), lane, nv, qn);
+    float ss = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      if (lane + 32 * i >= nv) break;
+      const bf* e = reinterpret_cast<const bf*>(&q[i]);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+    }
+    for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+    const float rstd = rstd_of(ss, L, eps);
+    uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(row) * L);
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const int v = lane + 32 * i;
+      if (v >= nv) break;
+      const uint4 w = gv[v];
+      const bf* e = reinterpret_cast<const bf*>(&q[i]);
+      const bf* gw = reinterpret_cast<const bf*>(&w);
+      uint4 o;
+      bf* y = reinterpret_cast<bf*>(&o);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
+      if (kStream) __stcs(out + v, o);
+      else out[v] = o;
+    }
+#pragma unroll
+    for (int i = 0; i < V; ++i) q[i] = qn[i];
+    row = next;
+  }
+}
+
 // Tier 0's fused collective: block (m, r - lo) makes row m of rank r's N and
 // of its S shard. The reduced row of Z is kept in shared memory (bf16, as
 // the all-reduce rounds it) between the sum and the normalisation.
@@ -223,7 +260,7 @@ __global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const
   const float rstd = rstd_of(tot, L, eps);
   bf* out = N[rk] + static_cast<size_t>(m) * L;
   for (int k = threadIdx.x; k < L; k += blockDim.x) {
-    out[k] = normalised(f(zrow[k]), rstd, f(g[k]), fused);
+    out[k] = g ? normalised(f(zrow[k]), rstd, f(g[k]), fused) : zrow[k];  // no g: Z itself, normalised by its reader
   }
   bf* sh = Ssh[rk] + static_cast<size_t>(m) * Hs;
   for (int j = threadIdx.x; j < Hs; j += blockDim.x) {
@@ -287,7 +324,12 @@ __global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, 
   uint4* out = reinterpret_cast<uint4*>(N[rk] + static_cast<size_t>(m) * L);
   const uint4* gv = reinterpret_cast<const uint4*>(g);
   for (int v = threadIdx.x; v < L / 8; v += blockDim.x) {
-    const uint4 zq = reinterpret_cast<const uint4*>(zrow_v)[v], gq = gv[v];
+    const uint4 zq = reinterpret_cast<const uint4*>(zrow_v)[v];
+    if (!g) {  // Z itself, normalised by its reader
+      out[v] = zq;
+      continue;
+    }
+    const uint4 gq = gv[v];
     const bf* z = reinterpret_cast<const bf*>(&zq);
     const bf* gw = reinterpret_cast<const bf*>(&gq);
     uint4 o;
@@ -459,14 +501,28 @@ Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf*
 }
 
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
-               int rows_per_block) {
+               int rows_per_block, int rows_per_warp, bool streaming) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int fused = order == NormOrder::fused;
   const bool vec = L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N);
   const int rpb = rows_per_block > 0 && rows_per_block <= 8 ? rows_per_block : 2;  // <= 256 threads: the 16-vector variant's registers
   const unsigned warp_blocks = static_cast<unsigned>((M + rpb - 1) / rpb);
   const unsigned threads = static_cast<unsigned>(32 * rpb);
-  if (vec && L <= 256 * 4)
+  if (vec && rows_per_block <= 0 && L <= 256 * 14) {
+    // The default: a warp a row (rows_per_warp: about that many), 4 warps a
+    // block; measured faster than the one-pass warp kernel's block shapes
+    // below at M 2048 and even at 8192 (bench/results/h200.md).
+    const int rpw = rows_per_warp > 0 ? rows_per_warp : 1;
+    const unsigned blocks = static_cast<unsigned>(std::max(1, (M + 4 * rpw - 1) / (4 * rpw)));
+    if (L <= 256 * 4)
+      rmsnorm_warp_pipe<4, false><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    else if (L <= 256 * 8)
+      rmsnorm_warp_pipe<8, false><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    else if (streaming)
+      rmsnorm_warp_pipe<14, true><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    else
+      rmsnorm_warp_pipe<14, false><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+  } else if (vec && L <= 256 * 4)
     rmsnorm_warp<4><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
   else if (vec && L <= 256 * 8)
     rmsnorm_warp<8><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);

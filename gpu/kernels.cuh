@@ -37,7 +37,7 @@ Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, siz
 // Tier 0's fused collective, one kernel for this process's ranks r in
 // [lo, hi): reads every rank's R and S through peer memory; Z = R summed in
 // the contract's order (one-shot or ring, as allreduce), N_r = RMSNorm(Z)
-// (fp32, `order`'s rounding points), Ssh_r [M, Hs] = S summed over the ranks
+// (fp32, `order`'s rounding points; without g, N_r = Z: its reader normalises), Ssh_r [M, Hs] = S summed over the ranks
 // in shard r's columns (reduce-scatter). A Lamport reader takes a slot once
 // it is not -0: where a writer publishes -0 anyway (sanitise false: the
 // unsanitised-writer mutant), the first such element (rank q, element e of
@@ -46,21 +46,33 @@ Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, siz
 Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
                         int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
                         long long* stuck, cudaStream_t s);
-// Tier 0's skinny up-projection (shard_gemm.cu): Y [M, n] (ldy) = bf16(N
-// [M, K] W [n, K]^T + A [M, n]) with fp32 accumulation, one rounding, -0 made
-// +0 when no_neg_zero. ks slices of K (from shard_gemm_slices(); 0: this
-// shape or device is not supported); work holds ks M n
-// floats and counters n / 16 words, zero before the first launch (each
-// launch leaves them zero). pdl: launched as a programmatic dependent of the
-// kernel before it on the stream (Hopper).
-int shard_gemm_slices(int M, int n, int K);
-Status shard_gemm_add(const bf* N, int ldn, const bf* W, int ldw, const bf* A, int lda, bf* Y, int ldy, int M, int n, int K,
-                      int ks, float* work, unsigned* counters, bool no_neg_zero, bool pdl, cudaStream_t s);
-// N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N rounded at the order's points.
-// rows_per_block: rows (one warp each) per block of the fast path (L a
-// multiple of 8 up to 4096, 16-byte aligned), 1..8; otherwise the default, 2.
+// Tier 0's per-rank step in one kernel (shard_gemm.cu): Y [M, n] (ldy) =
+// bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32 accumulation, one rounding,
+// -0 made +0 when no_neg_zero. With g, A is Z and N = RMSNorm(Z) (weight g,
+// eps, `order`'s rounding points) is made in the kernel; without, A is N.
+// Clusters of ks blocks (Hopper) over K's slices; shard_gemm_plan() returns
+// ks 0 where the shape, M or the device is not taken (cuBLAS then). pdl:
+// launched as a programmatic dependent of the kernel before it on the stream.
+struct ShardGemmPlan {
+  int ks = 0;      // K slices: blocks of a cluster
+  int ct = 0;      // 16-column tiles a cluster owns
+  int kp = 0;      // warps of a block splitting its slice of K
+  size_t smem = 0; // shared memory a block, bytes
+};
+ShardGemmPlan shard_gemm_plan(int M, int n, int K);
+Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W,
+                      int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl,
+                      cudaStream_t s);
+// N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
+// rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
+// aligned) give a row to a warp, held in registers; the default (L up to
+// 3584) takes rows_per_warp rows a warp (0: one), the next row's loads in
+// flight while it writes the one at hand; streaming: with evict-first cache
+// hints on Z and N (L over 2048). rows_per_block 1..8 picks the one-pass warp
+// kernel instead (L up to 4096) with that many rows a block (a benchmark's
+// comparison). The warp kernels add in the same order: the same bits.
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
-               int rows_per_block = 0);
+               int rows_per_block = 0, int rows_per_warp = 0, bool streaming = false);
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
 Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int cols, cudaStream_t s);
 // dst bf16 (ld_dst) = round-to-nearest-even of src fp32 (ld_src); with no_neg_zero, -0 becomes +0.

@@ -1,15 +1,24 @@
-// Tier 0's sharded up-projection for skinny M: Y [M, n] = bf16(N [M, K]
-// W [n, K]^T + A [M, n]) in one kernel, the fp32 addend added in the
-// epilogue, one rounding, -0 made +0 for a Lamport writer (no_neg_zero).
-// Tensor cores (WMMA 16x16x16, bf16 operands, fp32 accumulation); each block
-// owns up to 64 output columns (a warp per 16) and one of `ks` slices of K,
-// holding that slice of W and of 16 rows of N at a time in shared memory
-// (rows padded against bank conflicts); the last block of a column group to
-// finish adds the slices' partial sums in slice order (0, 1, ..., ks-1: the
-// same bits whichever block ends last), then the addend, then rounds once. Launched as a programmatic
-// dependent of the kernel that makes N (Hopper): W's slice is loaded while
-// that kernel still runs, and the GEMM waits for N only before its first MMA.
+// Tier 0's per-rank step in one kernel: Y [M, n] = bf16(N [M, K] W [n, K]^T
+// + S [M, n]) with fp32 accumulation, one rounding, -0 made +0 for a Lamport
+// writer; N either given, or made here from Z (RMSNorm with weight g, the
+// fused order of elem.cuh), so the whole per-rank compute is one launch.
+//
+// A cluster of ks blocks (Hopper) owns 16 ct output columns; block q of the
+// cluster holds slice q of K: W's rows of those columns and the M rows of
+// N (or Z) in shared memory, loaded with cp.async, W's before the kernel
+// waits for the one that makes N or Z (a programmatic dependent), so W
+// streams in while that kernel still runs. RMSNorm: each block sums the
+// squares of its slice per row; the cluster's ks partial sums, read through
+// distributed shared memory in slice order, give every block the same rstd;
+// the block normalises its slice in place. Tensor cores (WMMA 16x16x16, bf16,
+// fp32) make each block's partial product; the cluster adds the ks partials
+// in slice order (0, 1, ..., ks-1: the same bits whichever block finishes
+// first) through distributed shared memory, each block a share of the
+// elements, then S, then the rounding. No global workspace, no atomics.
+#include <cooperative_groups.h>
+
 #include "cuda_check.cuh"
+#include "elem.cuh"
 #include "kernels.cuh"
 
 #include <mma.h>  // after cuda_bf16.h (kernels.cuh): its bf16 fragments need it
@@ -18,133 +27,258 @@ namespace ltt::gpu {
 
 namespace {
 
-constexpr int kCols = 16;  // a column tile: one warp's 16 output columns
-// Shared-memory rows padded by 8 elements (16 bytes; WMMA needs a stride of
-// a multiple of 8 elements and 256-bit aligned fragment pointers, which the
-// row-0 pointers stay): a row stride that is a multiple of 128 bytes would
-// put all 16 rows of a fragment on the same banks.
+constexpr int kThreads = 256, kWarps = kThreads / 32;
+constexpr int kCols = 16;     // a column tile: 16 output columns
+constexpr int kMaxSlices = 8;  // the portable cluster size
+// Shared-memory rows padded by 8 elements (16 bytes): a row stride that is a
+// multiple of 128 bytes would put all 16 rows of a fragment on the same
+// banks; WMMA wants strides of a multiple of 8 elements and 256-bit aligned
+// fragment pointers, which every tile's pointer keeps.
 constexpr int kPad = 8;
 
-__device__ float f(bf x) { return __bfloat162float(x); }
+// The shared-memory carve-up of one block, in bytes from its start.
+struct Carve {
+  size_t w, a, p, s, g, ss, rs, total;
+};
+__host__ __device__ Carve carve(int M, int ct, int kp, int Kc) {
+  const size_t ld = static_cast<size_t>(Kc + kPad), w = static_cast<size_t>(ct) * kCols,
+               Mp = static_cast<size_t>((M + 15) / 16) * 16;
+  Carve c{};
+  c.w = 0;                                             // W: [w][ld] bf16
+  c.a = c.w + 2 * w * ld;                              // N: [Mp][ld] bf16, zero past M
+  c.p = c.a + 2 * Mp * ld;                             // partial products: [kp][Mp][w] fp32
+  c.s = c.p + 4 * static_cast<size_t>(kp) * Mp * w;    // S: [M][w] bf16
+  c.g = c.s + ((2 * static_cast<size_t>(M) * w + 15) / 16) * 16;  // g's slice: [Kc] bf16
+  c.ss = c.g + 2 * static_cast<size_t>(Kc);            // per row: the slice's sum of squares, rstd
+  c.rs = c.ss + 4 * Mp;
+  c.total = c.rs + 4 * Mp;
+  return c;
+}
 
-// Block (b, slice): `ct` warps, warp w owning column tile b ct + w (16
-// columns) over K slice `slice`; the 16-row tiles of N are loaded into shared
-// memory once per block and shared by its warps.
-__global__ void __launch_bounds__(128)
-    shard_gemm_add_k(const bf* N, int ldn, const bf* W, int ldw, const bf* A, int lda, bf* Y, int ldy, int M, int n, int K,
-                     int ks, float* work, unsigned* counters, int nnz) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  __trap();  // bf16 tensor cores need sm_80; shard_gemm_slices() keeps older devices on cuBLAS
-#else
-  using namespace nvcuda;
-  extern __shared__ __align__(128) unsigned char smem[];
-  const int ct = static_cast<int>(blockDim.x / 32), warp = threadIdx.x / 32;
-  const int slice = blockIdx.y, Kc = K / ks, k0 = slice * Kc, ld = Kc + kPad;
-  const int col0 = blockIdx.x * ct * kCols;  // the block's first output column
-  bf* w_s = reinterpret_cast<bf*>(smem);   // [ct 16][ld]: W's rows of the block's columns, this slice of K
-  bf* a_s = w_s + ct * kCols * ld;         // [16][ld]: N's rows of the row tile at hand (zero past M)
-  float* c_s = reinterpret_cast<float*>(a_s + 16 * ld) + warp * 256;  // this warp's 16 x 16 tile
-  const int vrow = Kc / 8;
-  for (int v = threadIdx.x; v < ct * kCols * vrow; v += blockDim.x) {
-    const int row = v / vrow, cv = v % vrow;
-    reinterpret_cast<uint4*>(w_s + static_cast<size_t>(row) * ld)[cv] =
-        reinterpret_cast<const uint4*>(W + static_cast<size_t>(col0 + row) * ldw + k0)[cv];
-  }
+__device__ __forceinline__ void cp16(void* dst, const void* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+// Grid (n / (16 ct), ks), clusters (1, ks, 1). kp: warps splitting K within
+// the block (a divisor of the slice's 16-steps), their products folded in
+// order before the cluster's sum.
+template <bool kNorm>
+__global__ void __launch_bounds__(kThreads, 1)
+    shard_gemm_k(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds,
+                 bf* Y, int ldy, int M, int n, int K, int ct, int kp, int nnz) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();  // N complete and visible (a no-op when not launched as a dependent)
-#endif
-  const int mtiles = (M + 15) / 16, lane = threadIdx.x % 32;
-  const bf* w_mine = w_s + static_cast<size_t>(warp) * kCols * ld;
-  for (int mt = 0; mt < mtiles; ++mt) {
-    __syncthreads();  // the previous row tile consumed
-    for (int v = threadIdx.x; v < 16 * vrow; v += blockDim.x) {
-      const int row = v / vrow, cv = v % vrow, m = mt * 16 + row;
-      reinterpret_cast<uint4*>(a_s + static_cast<size_t>(row) * ld)[cv] =
-          m < M ? reinterpret_cast<const uint4*>(N + static_cast<size_t>(m) * ldn + k0)[cv] : make_uint4(0, 0, 0, 0);
+  using namespace nvcuda;
+  namespace cgs = cooperative_groups;
+  cgs::cluster_group cluster = cgs::this_cluster();
+  const int ks = static_cast<int>(cluster.num_blocks()), slice = static_cast<int>(cluster.block_rank());
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int w = ct * kCols, Kc = K / ks, k0 = slice * Kc, ld = Kc + kPad, vrow = Kc / 8;
+  const int mtiles = (M + 15) / 16, Mp = 16 * mtiles;
+  const int col0 = static_cast<int>(blockIdx.x) * w;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const Carve cv = carve(M, ct, kp, Kc);
+  bf* w_s = reinterpret_cast<bf*>(smem + cv.w);
+  bf* a_s = reinterpret_cast<bf*>(smem + cv.a);
+  float* p_s = reinterpret_cast<float*>(smem + cv.p);
+  bf* s_s = reinterpret_cast<bf*>(smem + cv.s);
+  bf* g_s = reinterpret_cast<bf*>(smem + cv.g);
+  float* ss_s = reinterpret_cast<float*>(smem + cv.ss);
+  float* rs_s = reinterpret_cast<float*>(smem + cv.rs);
+
+  // W's slice (and g's) first: they do not depend on the kernel before. A
+  // warp a row, a lane a 16-byte vector (no index division on the way).
+  for (int row = warp; row < w; row += kWarps)
+    for (int v = lane; v < vrow; v += 32)
+      cp16(w_s + static_cast<size_t>(row) * ld + 8 * v, W + static_cast<size_t>(col0 + row) * ldw + k0 + 8 * v);
+  if (kNorm)
+    for (int v = tid; v < vrow; v += kThreads) cp16(g_s + 8 * v, g + k0 + 8 * v);
+  cp_commit();
+  cudaGridDependencySynchronize();  // N (or Z) and S complete and visible; a no-op without a programmatic launch
+  for (int row = warp; row < Mp; row += kWarps)
+    for (int v = lane; v < vrow; v += 32) {
+      bf* dst = a_s + static_cast<size_t>(row) * ld + 8 * v;
+      if (row < M) cp16(dst, A + static_cast<size_t>(row) * lda + k0 + 8 * v);
+      else *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
+    }
+  const int wv = w / 8;  // 2, 4 or 8 vectors a row
+  for (int v = tid; v < M * wv; v += kThreads) {
+    const int row = v / wv, c8 = (v % wv) * 8;
+    cp16(s_s + static_cast<size_t>(row) * w + c8, S + static_cast<size_t>(row) * lds + col0 + c8);
+  }
+  cp_commit();
+  cp_wait_all();
+  __syncthreads();
+
+  if (kNorm) {
+    // The slice's sum of squares per row: each lane in order, then a butterfly.
+    for (int m = warp; m < M; m += kWarps) {
+      float ss = 0.0f;
+      for (int v = lane; v < vrow; v += 32) {
+        const uint4 q = *reinterpret_cast<const uint4*>(a_s + static_cast<size_t>(m) * ld + 8 * v);
+        const bf* e = reinterpret_cast<const bf*>(&q);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+      }
+      for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+      if (lane == 0) ss_s[m] = ss;
+    }
+    cluster.sync();  // every slice's sums written
+    for (int m = tid; m < M; m += kThreads) {
+      float t = *cluster.map_shared_rank(ss_s + m, 0);
+      for (int q = 1; q < ks; ++q) t = __fadd_rn(t, *cluster.map_shared_rank(ss_s + m, q));
+      rs_s[m] = rstd_of(t, K, eps);
     }
     __syncthreads();
+    for (int row = warp; row < M; row += kWarps) {
+      const float rstd = rs_s[row];
+      for (int v = lane; v < vrow; v += 32) {
+        uint4* zp = reinterpret_cast<uint4*>(a_s + static_cast<size_t>(row) * ld + 8 * v);
+        const uint4 zq = *zp, gq = *reinterpret_cast<const uint4*>(g_s + 8 * v);
+        const bf* z = reinterpret_cast<const bf*>(&zq);
+        const bf* gw = reinterpret_cast<const bf*>(&gq);
+        uint4 o;
+        bf* y = reinterpret_cast<bf*>(&o);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) y[k] = normalised(f(z[k]), rstd, f(gw[k]), fused);
+        *zp = o;
+      }
+    }
+    __syncthreads();
+  }
+
+  // The block's partial product: task (column tile c, row tile mt, K part).
+  const int kper = Kc / 16 / kp;
+  for (int task = warp; task < ct * mtiles * kp; task += kWarps) {
+    const int c = task % ct, mt = (task / ct) % mtiles, part = task / (ct * mtiles);
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
     wmma::fill_fragment(acc, 0.0f);
-    for (int k = 0; k < Kc; k += 16) {
+    const bf* a0 = a_s + static_cast<size_t>(mt) * 16 * ld;
+    const bf* b0 = w_s + static_cast<size_t>(c) * 16 * ld;
+    for (int kk = part * kper; kk < (part + 1) * kper; ++kk) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, bf, wmma::row_major> a;
       wmma::fragment<wmma::matrix_b, 16, 16, 16, bf, wmma::col_major> b;
-      wmma::load_matrix_sync(a, a_s + k, ld);
-      wmma::load_matrix_sync(b, w_mine + k, ld);
+      wmma::load_matrix_sync(a, a0 + 16 * kk, ld);
+      wmma::load_matrix_sync(b, b0 + 16 * kk, ld);
       wmma::mma_sync(acc, a, b, acc);
     }
-    wmma::store_matrix_sync(c_s, acc, 16, wmma::mem_row_major);
-    __syncwarp();
-    for (int e = lane; e < 256; e += 32) {
-      const int row = mt * 16 + e / 16;
-      if (row < M) work[(static_cast<size_t>(slice) * M + row) * n + col0 + warp * kCols + e % 16] = c_s[e];
+    wmma::store_matrix_sync(p_s + (static_cast<size_t>(part) * Mp + 16 * mt) * w + 16 * c, acc, w, wmma::mem_row_major);
+  }
+  __syncthreads();
+  const int E = M * w;  // the block's output elements, row-major [M][w]
+  if (kp > 1)
+    for (int e = tid; e < E; e += kThreads) {
+      float a = p_s[e];
+      for (int part = 1; part < kp; ++part) a = __fadd_rn(a, p_s[static_cast<size_t>(part) * Mp * w + e]);
+      p_s[e] = a;
     }
-  }
-  // The last of the block's ks slices to arrive makes its columns' output.
-  __threadfence();
-  __syncthreads();
-  __shared__ int last;
-  if (threadIdx.x == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == static_cast<unsigned>(ks - 1);
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  const int w = ct * kCols;
-  for (int e = threadIdx.x; e < M * w; e += blockDim.x) {
-    const int row = e / w, col = col0 + e % w;
-    float acc = __ldcg(&work[static_cast<size_t>(row) * n + col]);
-    for (int s = 1; s < ks; ++s) acc = __fadd_rn(acc, __ldcg(&work[(static_cast<size_t>(s) * M + row) * n + col]));
-    acc = __fadd_rn(acc, f(A[static_cast<size_t>(row) * lda + col]));
-    bf y = __float2bfloat16_rn(acc);
+  cluster.sync();  // every slice's product complete
+
+  // This block's share of the elements: the ks slices in order, S, one rounding.
+  const int per = (E + ks - 1) / ks, e0 = slice * per, e1 = min(E, e0 + per);
+  for (int e = e0 + tid; e < e1; e += kThreads) {
+    float part[kMaxSlices];
+#pragma unroll
+    for (int q = 0; q < kMaxSlices; ++q)
+      if (q < ks) part[q] = *cluster.map_shared_rank(p_s + e, q);
+    float acc = part[0];
+#pragma unroll
+    for (int q = 1; q < kMaxSlices; ++q)
+      if (q < ks) acc = __fadd_rn(acc, part[q]);
+    acc = __fadd_rn(acc, f(s_s[e]));
+    bf y = r(acc);
     if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    Y[static_cast<size_t>(row) * ldy + col] = y;
+    const int row = e / w, col = e % w;
+    Y[static_cast<size_t>(row) * ldy + col0 + col] = y;
   }
-  if (threadIdx.x == 0) counters[blockIdx.x] = 0;  // ready for the next launch
+  cluster.sync();  // no block leaves while a sibling still reads its shared memory
+#else
+  __trap();  // clusters need sm_90; shard_gemm_plan() keeps older devices on cuBLAS
 #endif
 }
 
-// Column tiles per block: 4 where n allows, else 2 or 1.
-int tiles_per_block(int n) { return (n / kCols) % 4 == 0 ? 4 : (n / kCols) % 2 == 0 ? 2 : 1; }
-
-size_t smem_bytes(int n, int K, int ks) {
-  return sizeof(bf) * static_cast<size_t>(tiles_per_block(n) * kCols + 16) * (K / ks + kPad) +
-         static_cast<size_t>(tiles_per_block(n)) * 256 * sizeof(float);
+cudaLaunchConfig_t config(const ShardGemmPlan& pl, int n, bool pdl, cudaStream_t s, cudaLaunchAttribute (&attr)[2]) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(n / (pl.ct * kCols)), static_cast<unsigned>(pl.ks));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = pl.smem;
+  cfg.stream = s;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = static_cast<unsigned>(pl.ks);
+  attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 2 : 1;
+  return cfg;
 }
 
 }  // namespace
 
-int shard_gemm_slices(int M, int n, int K) {
-  int dev = 0, major = 0, optin = 0;
+ShardGemmPlan shard_gemm_plan(int M, int n, int K) {
+  int dev = 0, major = 0, optin = 0, sms = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-    return 0;
-  const size_t budget = static_cast<size_t>(optin) > 256 ? static_cast<size_t>(optin) - 256 : 0;  // the static `last` and slack
-  if (major < 8 || n % kCols != 0 || K % 16 != 0) return 0;
-  // Many slices (many blocks, each W's bytes) with few rows; fewer, so less
-  // partial-sum traffic, as M grows. Operands must fit in the device's
-  // shared memory per block (227 KB on Hopper, 163 KB on A100).
-  for (int ks : {M <= 16 ? 16 : 8, 8, 4, 2, 1, 7, 14})
-    if (K % (16 * ks) == 0 && smem_bytes(n, K, ks) <= budget) return ks;
-  return 0;
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    return {};
+  if (major < 9 || M < 1 || n % kCols != 0 || K % 16 != 0) return {};
+  int ks = kMaxSlices;
+  while (ks > 1 && K % (16 * ks) != 0) ks /= 2;
+  const int Kc = K / ks, steps = Kc / 16, mtiles = (M + 15) / 16;
+  // Column tiles per cluster: the split of n that keeps the SMs most evenly
+  // busy (blocks over whole waves of one block an SM); ties to the wider.
+  ShardGemmPlan best;
+  double best_eff = -1;
+  for (int ct : {4, 2, 1}) {
+    if ((n / kCols) % ct != 0) continue;
+    ShardGemmPlan pl;
+    pl.ks = ks;
+    pl.ct = ct;
+    pl.kp = 1;
+    for (int d = 1; d <= steps; ++d)  // the widest K split the block's 8 warps can use
+      if (steps % d == 0 && d * ct * mtiles <= kWarps) pl.kp = d;
+    pl.smem = carve(M, ct, pl.kp, Kc).total;
+    if (pl.smem > static_cast<size_t>(optin)) continue;
+    const int blocks = n / (ct * kCols) * ks, waves = (blocks + sms - 1) / sms;
+    const double eff = static_cast<double>(blocks) / (static_cast<double>(waves) * sms);
+    if (eff > best_eff + 1e-9) best = pl, best_eff = eff;
+  }
+  if (!best.ks) return {};
+  // The cluster must fit on the device with this much shared memory.
+  if (cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(best.smem)) !=
+          cudaSuccess ||
+      cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(best.smem)) !=
+          cudaSuccess)
+    return {};
+  cudaLaunchAttribute attr[2];
+  const cudaLaunchConfig_t cfg = config(best, n, false, nullptr, attr);
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, shard_gemm_k<true>, &cfg) != cudaSuccess || clusters < 1) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  return best;
 }
 
-Status shard_gemm_add(const bf* N, int ldn, const bf* W, int ldw, const bf* A, int lda, bf* Y, int ldy, int M, int n, int K,
-                      int ks, float* work, unsigned* counters, bool no_neg_zero, bool pdl, cudaStream_t s) {
-  if (ks <= 0 || n % kCols != 0 || K % (16 * ks) != 0 || ldn % 8 != 0 || ldw % 8 != 0)
-    return LTT_ERR(Errc::internal, "shard_gemm_add: shape M ", M, " n ", n, " K ", K, " slices ", ks, " not supported");
-  const int ct = tiles_per_block(n);
-  const size_t smem = smem_bytes(n, K, ks);
-  LTT_CUDA(cudaFuncSetAttribute(shard_gemm_add_k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(n / (ct * kCols)), static_cast<unsigned>(ks));
-  cfg.blockDim = dim3(static_cast<unsigned>(32 * ct));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, shard_gemm_add_k, N, ldn, W, ldw, A, lda, Y, ldy, M, n, K, ks, work, counters,
-                              static_cast<int>(no_neg_zero)));
+Status shard_gemm_add(const ShardGemmPlan& pl, const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W,
+                      int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl,
+                      cudaStream_t s) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (pl.ks <= 0 || pl.ks > kMaxSlices || n % (pl.ct * kCols) != 0 || K % (16 * pl.ks) != 0 || lda % 8 != 0 || ldw % 8 != 0 ||
+      lds % 8 != 0 || !aligned(A) || !aligned(W) || !aligned(S) || (g && !aligned(g)))
+    return LTT_ERR(Errc::internal, "shard_gemm_add: shape M ", M, " n ", n, " K ", K, " slices ", pl.ks, " not supported");
+  LTT_CUDA(cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pl.smem)));
+  LTT_CUDA(cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pl.smem)));
+  cudaLaunchAttribute attr[2];
+  const cudaLaunchConfig_t cfg = config(pl, n, pdl, s, attr);
+  const int fused = order == NormOrder::fused, nnz = no_neg_zero;
+  if (g)
+    LTT_CUDA(cudaLaunchKernelEx(&cfg, shard_gemm_k<true>, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, pl.ct, pl.kp, nnz));
+  else
+    LTT_CUDA(cudaLaunchKernelEx(&cfg, shard_gemm_k<false>, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, pl.ct, pl.kp, nnz));
   return {};
 }
 

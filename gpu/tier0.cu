@@ -3,9 +3,10 @@
 // slots: writers turn -0 into +0, a published -0 is a slot no reader can
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
-// N W[shard r]^T + S^(r) in fp32 (the skinny tensor-core GEMM of
-// shard_gemm.cu with the add in its epilogue; cuBLAS for shapes it does not
-// take), one rounding, -0 made +0; then Y = the Lamport all-gather of the Y^(r).
+// N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel,
+// shard_gemm.cu, which also normalises Z for small M; cuBLAS for shapes it
+// does not take: cuda_backend.hpp's Tier0Path); then Y = the Lamport
+// all-gather of the Y^(r).
 // Fake ranks share the process's receive buffer (three, rotating across
 // cases); ranks in several processes each have their own three, written by
 // every publisher through peer memory and cleared by their reader after use.
@@ -20,14 +21,15 @@ Status run(GpuCtx& c) {
   const bool sanitise = !c.is(Mutant::lamport_neg_zero);
   LTT_TRY(c.fence());  // every rank's R and S in place
   LTT_CUDA(cudaMemsetAsync(c.stuck_in.get(), 0xff, sizeof(long long), c.s));
-  LTT_TRY(tier0_collective(c.R.cdev(), c.S.cdev(), c.g.get(), c.Nr.dev(), c.shard_s.dev(), T, c.lo(), c.hi(), M, L, H,
+  const bool norm_in_gemm = c.t0path == Tier0Path::fused;  // then the collective writes Z
+  LTT_TRY(tier0_collective(c.R.cdev(), c.S.cdev(), norm_in_gemm ? nullptr : c.g.get(), c.Nr.dev(), c.shard_s.dev(), T, c.lo(), c.hi(), M, L, H,
                            c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s));
   const RankBufs& Ysh = c.shard_y;
   for (int r = c.lo(); r < c.hi(); ++r) {
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
-    if (c.slices) {  // the skinny GEMM with the add in its epilogue; the first overlaps the collective's tail
-      LTT_TRY(shard_gemm_add(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, c.slices, c.work.get(),
-                             c.counters.get(), sanitise, c.pdl && r == c.lo(), c.s));
+    if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs
+      LTT_TRY(shard_gemm_add(c.gemm_plan, c.Nr[r], L, norm_in_gemm ? c.g.get() : nullptr, c.eps(), NormOrder::fused, w, L,
+                             c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));
       continue;
     }
     LTT_TRY(widen(c.shard_s[r], Hs, c.C.get(), Hs, M, Hs, c.s));  // shapes it does not take: cuBLAS

@@ -72,6 +72,9 @@ Result<int> run_bench(const BenchOptions& o) {
     auto l = gpu::time_launch(200, o.reps);
     if (!l.ok()) return l.error();
     row("launch", Problem{}, *l, 0, 0);
+    auto lg = gpu::time_launch_graph(o.reps);
+    if (!lg.ok()) return lg.error();
+    row("launch-graph", Problem{}, *lg, 0, 0);
   }
   for (const Problem& p : ps) {
     const Inputs in = generate_inputs(p);
@@ -79,21 +82,37 @@ Result<int> run_bench(const BenchOptions& o) {
     auto norm = gpu::time_rmsnorm(p, in, o.reps);
     if (!norm.ok()) return norm.error();
     row("rmsnorm", p, *norm, 2 * (2 * M * L) + 2 * L, 0);
-    for (int rpb : {1, 4, 8}) {  // the kernel's other block shapes, beside the default (2 rows a block)
+    for (int rpb : {1, 2, 4, 8}) {  // the one-pass warp kernel's block shapes, beside the default
       auto alt = gpu::time_rmsnorm(p, in, o.reps, rpb);
       if (!alt.ok()) return alt.error();
       row(cat("rmsnorm-", rpb, "r").c_str(), p, *alt, 2 * (2 * M * L) + 2 * L, 0);
+    }
+    for (int rpw : {2, 4}) {  // each warp several rows, the next one's loads in flight
+      auto alt = gpu::time_rmsnorm(p, in, o.reps, 0, rpw);
+      if (!alt.ok()) return alt.error();
+      row(cat("rmsnorm-p", rpw).c_str(), p, *alt, 2 * (2 * M * L) + 2 * L, 0);
+    }
+    {
+      auto st = gpu::time_rmsnorm(p, in, o.reps, 0, 1, true);
+      if (!st.ok()) return st.error();
+      row("rmsnorm-p1s", p, *st, 2 * (2 * M * L) + 2 * L, 0);
     }
     if (p.M <= 128 && p.T >= 2) {
       // Z, g, W's shard, S's shard read; Y's shard written (bf16).
       const double bytes = 2 * (M * L + L + Hs * L + 2 * M * Hs), flops = 2 * M * Hs * L;
       auto tc = gpu::time_tier0_rank_cublas(p, in, o.reps);
       if (!tc.ok()) return tc.error();
-      auto tk = gpu::time_tier0_skinny(p, in, o.reps);  // refused where the kernel does not take the shape
-      // The pipeline's own choice, from the same two timings.
-      row("tier0-rank", p, gpu::tier0_skinny_slices(p) && tk.ok() ? *tk : *tc, bytes, flops);
+      // Tier 0's kernel, refused where it does not take the shape.
+      auto tf = gpu::time_tier0_kernel(p, in, o.reps, true), ts = gpu::time_tier0_kernel(p, in, o.reps, false);
+      auto path = gpu::tier0_path(p);
+      if (!path.ok()) return path.error();
+      // The pipeline's own choice, from the same timings.
+      auto& mine = *path == gpu::Tier0Path::fused ? tf : *path == gpu::Tier0Path::split ? ts : tc;
+      if (!mine.ok()) return mine.error();
+      row("tier0-rank", p, *mine, bytes, flops);
       row("tier0-cublas", p, *tc, bytes, flops);
-      if (tk.ok()) row("tier0-skinny", p, *tk, bytes, flops);
+      if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
+      if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
     }
     auto wd = gpu::time_widen(p, in, o.reps);
     if (!wd.ok()) return wd.error();
@@ -116,11 +135,11 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (the skinny kernel, the\n"
-              "# add in its epilogue, up to M 5; the composition past it), collectives excluded; tier0-cublas: the library\n"
-              "# composition (RMSNorm, widen, cuBLAS with the addend, round); tier0-skinny: the skinny kernel at every M;\n"
-              "# rmsnorm*, tier0-* and gemm-full by CUDA-graph replay of 20 calls in a row (per call);\n"
-              "# launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
+              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-fused, -split or\n"
+              "# -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch); tier0-split:\n"
+              "# the RMSNorm kernel, then that kernel; tier0-cublas: the library composition (RMSNorm, widen, cuBLAS with the\n"
+              "# addend, round); rmsnorm*, tier0-*, gemm-full and launch-graph by CUDA-graph replay of 20 calls in a row (per\n"
+              "# call); launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
               now_seconds() - wall0);
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};

@@ -6,7 +6,10 @@ timed on the same GPU: PyTorch's eager ops and torch.compile of the same step.
 
 What it times (k3: L 3584, H 7168; tier 0's shard at T 8: Hs 896), each as
 the median per call of CUDA-graph replays of 20 calls in a row (10 replays
-after warm-up), so that launch cost is what a captured step pays:
+after warm-up), so that launch cost is what a captured step pays; the calls
+rotate over copies of the operands that come from memory (Z for RMSNorm, W
+for tier 0) covering twice the L2 cache, as ltt bench's do, so that no
+figure is the cache's:
   - rmsnorm_eager / rmsnorm_compile: N = bf16(bf16(Z * rstd) * g) over
     [M, L], fp32 math, at M 2048 and 8192 (the RMSNorm target);
   - addmm: torch.addmm(S_shard, N, W_shard^T) in bf16 (cuBLAS), M 1..128;
@@ -35,18 +38,28 @@ def tier0_step(z, g, w, s):
     return torch.addmm(s, rmsnorm(z, g), w.t())
 
 
-def timed(fn, calls=20, replays=10):
-    """Median microseconds per call over graph replays of `calls` calls."""
+def sets_for(nbytes):
+    """Copies of an operand of nbytes that cover twice the L2 cache (1 to 32)."""
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
+    return max(1, min(32, -(-2 * l2 // nbytes)))
+
+
+def timed(fns, calls=20, replays=10):
+    """Median microseconds per call over graph replays of `calls` calls (rounded up to a
+    multiple of len(fns)), call i being fns[i % len(fns)]."""
+    fns = fns if isinstance(fns, list) else [fns]
+    calls = len(fns) * -(-calls // len(fns))
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         for _ in range(3):
-            fn()
+            for fn in fns:
+                fn()
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
+        for i in range(calls):
+            fns[i % len(fns)]()
     for _ in range(3):
         graph.replay()
     us = []
@@ -86,11 +99,12 @@ def main():
     g = (torch.rand(L, device=dev) + 0.5).to(torch.bfloat16)
     rms_c = torch.compile(rmsnorm, dynamic=False)
     for M in (2048, 8192):
-        z = torch.randn(M, L, device=dev).to(torch.bfloat16)
         moved = 2 * M * L * 2 + L * 2
-        add("rmsnorm_eager", M, timed(lambda: rmsnorm(z, g)), moved)
-        add("rmsnorm_compile", M, timed(lambda: rms_c(z, g)), moved)
+        zs = [torch.randn(M, L, device=dev).to(torch.bfloat16) for _ in range(sets_for(moved))]
+        add("rmsnorm_eager", M, timed([lambda z=z: rmsnorm(z, g) for z in zs]), moved)
+        add("rmsnorm_compile", M, timed([lambda z=z: rms_c(z, g) for z in zs]), moved)
     w = (torch.randn(HS, L, device=dev) * 0.02).to(torch.bfloat16)
+    ws = [w] + [w.clone() for _ in range(sets_for(w.numel() * 2) - 1)]
     step_c = torch.compile(tier0_step, dynamic=False)
     for M in (1, 5, 33, 128):
         z = torch.randn(M, L, device=dev).to(torch.bfloat16)
@@ -98,9 +112,9 @@ def main():
         n = rmsnorm(z, g)
         y = torch.empty(M, HS, device=dev, dtype=torch.bfloat16)
         moved = HS * L * 2 + M * L * 2 + 2 * M * HS * 2 + L * 2
-        add("addmm", M, timed(lambda: torch.addmm(s, n, w.t(), out=y)), HS * L * 2 + M * L * 2 + 2 * M * HS * 2)
-        add("tier0_eager", M, timed(lambda: tier0_step(z, g, w, s)), moved)
-        add("tier0_compile", M, timed(lambda: step_c(z, g, w, s)), moved)
+        add("addmm", M, timed([lambda w=w: torch.addmm(s, n, w.t(), out=y) for w in ws]), HS * L * 2 + M * L * 2 + 2 * M * HS * 2)
+        add("tier0_eager", M, timed([lambda w=w: tier0_step(z, g, w, s) for w in ws]), moved)
+        add("tier0_compile", M, timed([lambda w=w: step_c(z, g, w, s) for w in ws]), moved)
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "copy_GBps": gbs, "rows": rows}
     if args.json:
         with open(args.json, "w") as f:

@@ -5,14 +5,16 @@ import numpy as np
 
 
 def bf16(x):
-    """Round float32 to the nearest bf16 (ties to even), kept in float32."""
+    """Round float32 to the nearest bf16 (ties to even), kept in float32, in x's shape
+    (a scalar gives a 0-d array: NumPy 2 refuses a 1-element array where an element goes)."""
+    shape = np.shape(x)
     a = np.ascontiguousarray(x, dtype=np.float32)
     bits = a.view(np.uint32).astype(np.uint64)
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
     out = rounded.view(np.float32).copy()
     nan = np.isnan(a)
     out[nan] = a[nan]
-    return out
+    return out.reshape(shape)
 
 
 def tier1(inputs, eps=1e-6):

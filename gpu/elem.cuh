@@ -1,0 +1,36 @@
+// The element-wise device functions every kernel file shares: bf16 <-> fp32,
+// RMSNorm's rstd and its output element (the contract's rounding points),
+// and the programmatic-launch trigger. One definition, so that the tier 0
+// kernels and the RMSNorm kernels round alike.
+#pragma once
+
+#include "kernels.cuh"
+
+namespace ltt::gpu {
+
+__device__ __forceinline__ float f(bf x) { return __bfloat162float(x); }
+__device__ __forceinline__ bf r(float x) { return __float2bfloat16_rn(x); }
+
+// 1 / sqrt(ss / L + eps), correctly rounded at each step.
+__device__ __forceinline__ float rstd_of(float ss, int L, float eps) {
+  return __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(L)), eps)));
+}
+
+// An element of N: z rstd, then the weight g, rounded at the order's points
+// (fused: once at the end; else also after z rstd).
+__device__ __forceinline__ bf normalised(float z, float rstd, float g, int fused) {
+  const float zr = __fmul_rn(z, rstd);
+  return fused ? r(__fmul_rn(zr, g)) : r(__fmul_rn(f(r(zr)), g));
+}
+
+// A kernel that makes what a programmatic dependent reads lets that
+// dependent start at once: the dependent still waits for this grid's
+// completion before it reads (cudaGridDependencySynchronize), so only its
+// prologue overlaps. Nothing before Hopper.
+__device__ __forceinline__ void allow_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+}  // namespace ltt::gpu
