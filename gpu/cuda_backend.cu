@@ -335,7 +335,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   LTT_TRY(c.g.alloc(static_cast<size_t>(p.L)));
   LTT_TRY(c.W.alloc(static_cast<size_t>(p.H) * p.L));
   LTT_TRY(c.C.alloc(MH));
-  // N's rows padded to a multiple of 16 and zero there (the skinny GEMM reads tiles of 16 rows).
+  // N's rows padded to a multiple of 16 and zero there (16-row tiles; tier 0's kernel also zero-fills its own).
   const size_t MLpad = static_cast<size_t>((p.M + 15) / 16 * 16) * p.L;
   LTT_TRY(c.N.alloc(MLpad));
   LTT_CUDA(cudaMemsetAsync(c.N.get(), 0, MLpad * sizeof(bf), c.s));

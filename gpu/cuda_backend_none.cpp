@@ -19,7 +19,7 @@ const char* tier0_path_name(Tier0Path) { return "cublas"; }
 
 Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }
-Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, int, int, bool) { return cuda_available().error(); }
+Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, NormChoice) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_kernel(const Problem&, const Inputs&, int, bool) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }

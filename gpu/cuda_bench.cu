@@ -358,8 +358,7 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
   return timed(g.c.s, reps, [&] { return run_pipeline(g); }, [&] { return g.reset(); });
 }
 
-Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block, int rows_per_warp,
-                            bool streaming) {
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormChoice kc) {
   GpuCase g(p);
   LTT_TRY(g.load(1, Contract{}, in, -1));
   LTT_TRY(g.reset());
@@ -371,7 +370,7 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int ro
   LTT_TRY(copies(nullptr, ML, sets, n));
   return timed_graph(c.s, reps, graph_calls(sets), [&](int i) {
     return rmsnorm(z[i % sets].get(), p.L, c.g.get(), n[i % sets].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight,
-                   c.s, rows_per_block, rows_per_warp, streaming);
+                   c.s, NormKernel{kc.block_row, kc.rows_per_warp, kc.streaming, kc.warp_rows_per_block});
   });
 }
 

@@ -21,8 +21,12 @@ Result<double> copy_bandwidth(size_t bytes, int reps);
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);
 // One rank's RMSNorm kernel over its [M, L] (tier 1's order); CUDA-graph replay.
 // rows_per_block: the kernel's block shape (kernels.cuh; 0: the default).
-Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, int rows_per_block = 0, int rows_per_warp = 0,
-                            bool streaming = false);
+// kernel: NormKernel's fields (kernels.cuh), as plain values; the default: ltt's choice.
+struct NormChoice {
+  int block_row = -1, rows_per_warp = 0, warp_rows_per_block = 0;
+  bool streaming = false;
+};
+Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormChoice kernel = {});
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
 // reduced S shard added in fp32, the rounding): collectives excluded. As the
 // library composition (RMSNorm, widen, cuBLAS with the addend, round); and

@@ -23,6 +23,25 @@ __device__ __forceinline__ bf normalised(float z, float rstd, float g, int fused
   return fused ? r(__fmul_rn(zr, g)) : r(__fmul_rn(f(r(zr)), g));
 }
 
+// The squares of a 16-byte vector's 8 elements added to ss in element order.
+__device__ __forceinline__ float add_squares(float ss, uint4 v) {
+  const bf* e = reinterpret_cast<const bf*>(&v);
+#pragma unroll
+  for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+  return ss;
+}
+
+// Eight elements of N from eight of Z and eight of g (16-byte vectors).
+__device__ __forceinline__ uint4 normalised8(uint4 z, uint4 g, float rstd, int fused) {
+  const bf* e = reinterpret_cast<const bf*>(&z);
+  const bf* gw = reinterpret_cast<const bf*>(&g);
+  uint4 o;
+  bf* y = reinterpret_cast<bf*>(&o);
+#pragma unroll
+  for (int k = 0; k < 8; ++k) y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
+  return o;
+}
+
 // A kernel that makes what a programmatic dependent reads lets that
 // dependent start at once: the dependent still waits for this grid's
 // completion before it reads (cudaGridDependencySynchronize), so only its

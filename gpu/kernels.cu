@@ -104,24 +104,10 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
   uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L);
   const int nv = L / 8;
   float ss = 0.0f;
-  for (int v = threadIdx.x; v < nv; v += blockDim.x) {
-    const uint4 q = z[v];
-    const bf* e = reinterpret_cast<const bf*>(&q);
-    for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
-  }
+  for (int v = threadIdx.x; v < nv; v += blockDim.x) ss = add_squares(ss, z[v]);
   const float t = block_sum(ss);
   const float rstd = rstd_of(t, L, eps);
-  for (int v = threadIdx.x; v < nv; v += blockDim.x) {
-    const uint4 q = z[v], w = gv[v];
-    const bf* e = reinterpret_cast<const bf*>(&q);
-    const bf* gw = reinterpret_cast<const bf*>(&w);
-    uint4 o;
-    bf* y = reinterpret_cast<bf*>(&o);
-    for (int k = 0; k < 8; ++k) {
-      y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
-    }
-    out[v] = o;
-  }
+  for (int v = threadIdx.x; v < nv; v += blockDim.x) out[v] = normalised8(z[v], gv[v], rstd, fused);
 }
 
 // One warp per row with the row held in registers (V 16-byte vectors per
@@ -148,9 +134,7 @@ __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, in
 #pragma unroll
   for (int i = 0; i < V; ++i) {
     if (lane + 32 * i >= nv) break;
-    const bf* e = reinterpret_cast<const bf*>(&q[i]);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+    ss = add_squares(ss, q[i]);
   }
   for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
   const float rstd = rstd_of(ss, L, eps);
@@ -158,16 +142,7 @@ __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, in
   for (int i = 0; i < V; ++i) {
     const int v = lane + 32 * i;
     if (v >= nv) break;
-    const uint4 w = gv[v];
-    const bf* e = reinterpret_cast<const bf*>(&q[i]);
-    const bf* gw = reinterpret_cast<const bf*>(&w);
-    uint4 o;
-    bf* y = reinterpret_cast<bf*>(&o);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
-    }
-    out[v] = o;
+    out[v] = normalised8(q[i], gv[v], rstd, fused);
   }
 }
 
@@ -203,9 +178,7 @@ __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, c
 #pragma unroll
     for (int i = 0; i < V; ++i) {
       if (lane + 32 * i >= nv) break;
-      const bf* e = reinterpret_cast<const bf*>(&q[i]);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+      ss = add_squares(ss, q[i]);
     }
     for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
     const float rstd = rstd_of(ss, L, eps);
@@ -214,19 +187,51 @@ __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, c
     for (int i = 0; i < V; ++i) {
       const int v = lane + 32 * i;
       if (v >= nv) break;
-      const uint4 w = gv[v];
-      const bf* e = reinterpret_cast<const bf*>(&q[i]);
-      const bf* gw = reinterpret_cast<const bf*>(&w);
-      uint4 o;
-      bf* y = reinterpret_cast<bf*>(&o);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
+      const uint4 o = normalised8(q[i], gv[v], rstd, fused);
       if (kStream) __stcs(out + v, o);
       else out[v] = o;
     }
 #pragma unroll
     for (int i = 0; i < V; ++i) q[i] = qn[i];
     row = next;
+  }
+}
+
+// A block of 256 threads a row, the row held in registers (VPT 16-byte
+// vectors a thread, L up to 2048 VPT): each thread's squares in order, a
+// butterfly over each warp, then the 8 warps' sums in warp order (every
+// thread the same). More threads a row than the warp kernels: more rows'
+// loads in flight at large M with few registers a thread.
+template <int VPT>
+__global__ void __launch_bounds__(256) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+  allow_dependents();
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, nv = L / 8;
+  const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz);
+  uint4 q[VPT];
+#pragma unroll
+  for (int i = 0; i < VPT; ++i)
+    if (tid + 256 * i < nv) q[i] = z[tid + 256 * i];
+  float ss = 0.0f;
+#pragma unroll
+  for (int i = 0; i < VPT; ++i) {
+    if (tid + 256 * i >= nv) break;
+    ss = add_squares(ss, q[i]);
+  }
+  for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+  __shared__ float part[8];
+  if (lane == 0) part[warp] = ss;
+  __syncthreads();
+  float t = part[0];
+#pragma unroll
+  for (int w = 1; w < 8; ++w) t = __fadd_rn(t, part[w]);
+  const float rstd = rstd_of(t, L, eps);
+  const uint4* gv = reinterpret_cast<const uint4*>(g);
+  uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L);
+#pragma unroll
+  for (int i = 0; i < VPT; ++i) {
+    const int v = tid + 256 * i;
+    if (v >= nv) break;
+    out[v] = normalised8(q[i], gv[v], rstd, fused);
   }
 }
 
@@ -329,16 +334,7 @@ __global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, 
       out[v] = zq;
       continue;
     }
-    const uint4 gq = gv[v];
-    const bf* z = reinterpret_cast<const bf*>(&zq);
-    const bf* gw = reinterpret_cast<const bf*>(&gq);
-    uint4 o;
-    bf* y = reinterpret_cast<bf*>(&o);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      y[k] = normalised(f(z[k]), rstd, f(gw[k]), fused);
-    }
-    out[v] = o;
+    out[v] = normalised8(zq, gv[v], rstd, fused);
   }
   uint4* sh = reinterpret_cast<uint4*>(Ssh[rk] + static_cast<size_t>(m) * Hs);
   for (int v = threadIdx.x; v < Hs / 8; v += blockDim.x) {
@@ -501,37 +497,45 @@ Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf*
 }
 
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
-               int rows_per_block, int rows_per_warp, bool streaming) {
+               NormKernel k) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int fused = order == NormOrder::fused;
   const bool vec = L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N);
-  const int rpb = rows_per_block > 0 && rows_per_block <= 8 ? rows_per_block : 2;  // <= 256 threads: the 16-vector variant's registers
-  const unsigned warp_blocks = static_cast<unsigned>((M + rpb - 1) / rpb);
-  const unsigned threads = static_cast<unsigned>(32 * rpb);
-  if (vec && rows_per_block <= 0 && L <= 256 * 14) {
-    // The default: a warp a row (rows_per_warp: about that many), 4 warps a
-    // block; measured faster than the one-pass warp kernel's block shapes
-    // below at M 2048 and even at 8192 (bench/results/h200.md).
-    const int rpw = rows_per_warp > 0 ? rows_per_warp : 1;
+  const unsigned rows = static_cast<unsigned>(M);
+  if (vec && k.block_row < 0 && k.warp_rows_per_block <= 0 && M >= kBlockRowMinRows && L <= 4096)
+    k.block_row = 1;  // the default at large M (bench/results/h200.md: 30.4 against 35.0 us at M 8192)
+  if (vec && k.block_row > 0 && L <= 4096) {
+    if (L <= 2048)
+      rmsnorm_block_row<1><<<rows, 256, 0, s>>>(Z, ldz, g, N, L, eps, fused);
+    else
+      rmsnorm_block_row<2><<<rows, 256, 0, s>>>(Z, ldz, g, N, L, eps, fused);
+  } else if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
+    // A warp a row (rows_per_warp: about that many), 4 warps a block; faster
+    // than the one-pass warp kernel's block shapes below (bench/results/h200.md).
+    const int rpw = k.rows_per_warp > 0 ? k.rows_per_warp : 1;
     const unsigned blocks = static_cast<unsigned>(std::max(1, (M + 4 * rpw - 1) / (4 * rpw)));
     if (L <= 256 * 4)
       rmsnorm_warp_pipe<4, false><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
     else if (L <= 256 * 8)
       rmsnorm_warp_pipe<8, false><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
-    else if (streaming)
+    else if (k.streaming)
       rmsnorm_warp_pipe<14, true><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
     else
       rmsnorm_warp_pipe<14, false><<<blocks, 128, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
-  } else if (vec && L <= 256 * 4)
-    rmsnorm_warp<4><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
-  else if (vec && L <= 256 * 8)
-    rmsnorm_warp<8><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
-  else if (vec && L <= 256 * 16)
-    rmsnorm_warp<16><<<warp_blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
-  else if (vec)
-    rmsnorm_rows_vec<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
+  } else if (vec && L <= 256 * 16) {
+    // <= 256 threads a block: the 16-vector variant's registers
+    const int rpb = k.warp_rows_per_block > 0 && k.warp_rows_per_block <= 8 ? k.warp_rows_per_block : 2;
+    const unsigned blocks = static_cast<unsigned>((M + rpb - 1) / rpb), threads = static_cast<unsigned>(32 * rpb);
+    if (L <= 256 * 4)
+      rmsnorm_warp<4><<<blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    else if (L <= 256 * 8)
+      rmsnorm_warp<8><<<blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+    else
+      rmsnorm_warp<16><<<blocks, threads, 0, s>>>(Z, ldz, g, N, M, L, eps, fused);
+  } else if (vec)
+    rmsnorm_rows_vec<<<rows, kThreads, 0, s>>>(Z, ldz, g, N, L, eps, fused);
   else
-    rmsnorm_rows<<<static_cast<unsigned>(M), kThreads, 0, s>>>(Z, ldz, g, N, L, eps, order == NormOrder::fused);
+    rmsnorm_rows<<<rows, kThreads, 0, s>>>(Z, ldz, g, N, L, eps, fused);
   LTT_LAUNCHED();
   return {};
 }

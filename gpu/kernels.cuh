@@ -3,7 +3,7 @@
 // process's own, and its siblings' mapped through CUDA IPC; the orders of
 // reference/comm.hpp), tier 0's fused collective and Lamport all-gather,
 // one-pass RMSNorm, conversions with the tier's rounding points, the fence
-// between processes on the device, and tier 0's skinny GEMM (shard_gemm.cu).
+// between processes on the device, and tier 0's per-rank kernel (shard_gemm.cu).
 // Every fp32
 // operation is written with an _rn intrinsic: no contraction into FMA where
 // the contract fixes a rounding.
@@ -65,14 +65,25 @@ Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf*
                       cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
-// aligned) give a row to a warp, held in registers; the default (L up to
-// 3584) takes rows_per_warp rows a warp (0: one), the next row's loads in
-// flight while it writes the one at hand; streaming: with evict-first cache
-// hints on Z and N (L over 2048). rows_per_block 1..8 picks the one-pass warp
-// kernel instead (L up to 4096) with that many rows a block (a benchmark's
-// comparison). The warp kernels add in the same order: the same bits.
+// aligned) hold a row in registers: a block of 256 threads a row by default
+// from kBlockRowMinRows rows (L up to 4096), a warp a row below (L up to
+// 3584), else the one-pass warp kernel (L up to 4096) or a block a row
+// reading it twice. NormKernel picks one for a benchmark's comparison; each
+// kernel's order of additions is fixed, so a kernel gives the same bits
+// every run.
+struct NormKernel {
+  int block_row = -1;           // 1: a block a row; 0: not; -1: by M
+  int rows_per_warp = 0;        // the warp kernel: about this many rows a warp, the next one's loads in flight (0: one)
+  bool streaming = false;       // the warp kernel with evict-first hints on Z and N (L over 2048)
+  int warp_rows_per_block = 0;  // 1..8: the one-pass warp kernel with this many rows a block
+};
+// The block-a-row kernel is the default from this many rows: where it was
+// run through ltt check on the H200 (k3, M 1024 and 2048). It also measured
+// faster below (2.0 against 4.8 us at M 1, 3.0 against 6.1 at M 128), not yet
+// checked there on a GPU.
+constexpr int kBlockRowMinRows = 1024;
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
-               int rows_per_block = 0, int rows_per_warp = 0, bool streaming = false);
+               NormKernel kernel = {});
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.
 Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int cols, cudaStream_t s);
 // dst bf16 (ld_dst) = round-to-nearest-even of src fp32 (ld_src); with no_neg_zero, -0 becomes +0.

@@ -55,12 +55,14 @@ __host__ __device__ Carve carve(int M, int ct, int kp, int Kc) {
   return c;
 }
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // what the kernel's Hopper body uses
 __device__ __forceinline__ void cp16(void* dst, const void* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+#endif
 
 // Grid (n / (16 ct), ks), clusters (1, ks, 1). kp: warps splitting K within
 // the block (a divisor of the slice's 16-steps), their products folded in
@@ -118,9 +120,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       float ss = 0.0f;
       for (int v = lane; v < vrow; v += 32) {
         const uint4 q = *reinterpret_cast<const uint4*>(a_s + static_cast<size_t>(m) * ld + 8 * v);
-        const bf* e = reinterpret_cast<const bf*>(&q);
-#pragma unroll
-        for (int k = 0; k < 8; ++k) ss = __fadd_rn(ss, __fmul_rn(f(e[k]), f(e[k])));
+        ss = add_squares(ss, q);
       }
       for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
       if (lane == 0) ss_s[m] = ss;
@@ -136,14 +136,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float rstd = rs_s[row];
       for (int v = lane; v < vrow; v += 32) {
         uint4* zp = reinterpret_cast<uint4*>(a_s + static_cast<size_t>(row) * ld + 8 * v);
-        const uint4 zq = *zp, gq = *reinterpret_cast<const uint4*>(g_s + 8 * v);
-        const bf* z = reinterpret_cast<const bf*>(&zq);
-        const bf* gw = reinterpret_cast<const bf*>(&gq);
-        uint4 o;
-        bf* y = reinterpret_cast<bf*>(&o);
-#pragma unroll
-        for (int k = 0; k < 8; ++k) y[k] = normalised(f(z[k]), rstd, f(gw[k]), fused);
-        *zp = o;
+        *zp = normalised8(*zp, *reinterpret_cast<const uint4*>(g_s + 8 * v), rstd, fused);
       }
     }
     __syncthreads();

@@ -55,7 +55,7 @@ Result<int> run_bench(const BenchOptions& o) {
               " device events; copy bandwidth %.0f GB/s (2 GiB device-to-device, read + written)\n",
               gpu::device_info().description.c_str(), o.dims.H, o.dims.L, o.reps, GBps);
   std::printf("# roofline: the least bytes the step must move (inputs read once, outputs written once) / the copy bandwidth\n");
-  Table tab({{"what", "", 12}, {"T", "", 3}, {"M", "", 5}, {"median", "us", 10}, {"min", "us", 10}, {"bytes", "MB", 9},
+  Table tab({{"what", "", 16}, {"T", "", 3}, {"M", "", 5}, {"median", "us", 10}, {"min", "us", 10}, {"bytes", "MB", 9},
              {"roofline", "us", 9}, {"x", "roof", 6}, {"TFLOP/s", "", 8}});
   tab.header();
   nlohmann::json rows = nlohmann::json::array();
@@ -79,23 +79,23 @@ Result<int> run_bench(const BenchOptions& o) {
   for (const Problem& p : ps) {
     const Inputs in = generate_inputs(p);
     const double M = p.M, L = p.L, H = p.H, Hs = p.Hs();
-    auto norm = gpu::time_rmsnorm(p, in, o.reps);
-    if (!norm.ok()) return norm.error();
-    row("rmsnorm", p, *norm, 2 * (2 * M * L) + 2 * L, 0);
-    for (int rpb : {1, 2, 4, 8}) {  // the one-pass warp kernel's block shapes, beside the default
-      auto alt = gpu::time_rmsnorm(p, in, o.reps, rpb);
-      if (!alt.ok()) return alt.error();
-      row(cat("rmsnorm-", rpb, "r").c_str(), p, *alt, 2 * (2 * M * L) + 2 * L, 0);
-    }
-    for (int rpw : {2, 4}) {  // each warp several rows, the next one's loads in flight
-      auto alt = gpu::time_rmsnorm(p, in, o.reps, 0, rpw);
-      if (!alt.ok()) return alt.error();
-      row(cat("rmsnorm-p", rpw).c_str(), p, *alt, 2 * (2 * M * L) + 2 * L, 0);
-    }
-    {
-      auto st = gpu::time_rmsnorm(p, in, o.reps, 0, 1, true);
-      if (!st.ok()) return st.error();
-      row("rmsnorm-p1s", p, *st, 2 * (2 * M * L) + 2 * L, 0);
+    // ltt's RMSNorm (its kernel by M), then each kernel and shape forced.
+    const double norm_bytes = 2 * (2 * M * L) + 2 * L;
+    struct NormRow {
+      const char* what;
+      gpu::NormChoice k;
+    };
+    const NormRow variants[] = {{"rmsnorm", {}},
+                                {"rmsnorm-block", {1, 0, 0, false}},
+                                {"rmsnorm-warp", {0, 1, 0, false}},
+                                {"rmsnorm-warp-p2", {0, 2, 0, false}},
+                                {"rmsnorm-warp-s", {0, 1, 0, true}},
+                                {"rmsnorm-1pass-2r", {0, 0, 2, false}},
+                                {"rmsnorm-1pass-8r", {0, 0, 8, false}}};
+    for (const NormRow& v : variants) {
+      auto t = gpu::time_rmsnorm(p, in, o.reps, v.k);
+      if (!t.ok()) return t.error();
+      row(v.what, p, *t, norm_bytes, 0);
     }
     if (p.M <= 128 && p.T >= 2) {
       // Z, g, W's shard, S's shard read; Y's shard written (bf16).

@@ -35,7 +35,7 @@ if command -v nvidia-cuda-mps-control > /dev/null; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/ltt-mps CUDA_MPS_LOG_DIRECTORY=/tmp/ltt-mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   if CUDA_VISIBLE_DEVICES=0 nvidia-cuda-mps-control -d; then
-    step np8_mps 120 env CUDA_VISIBLE_DEVICES=0 $M -x CUDA_MPS_PIPE_DIRECTORY -np 8 "$L" check --backend cuda --dims k3 --tp 8 \
+    step np8_mps 120 env CUDA_VISIBLE_DEVICES=0 $M -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_VISIBLE_DEVICES -np 8 "$L" check --backend cuda --dims k3 --tp 8 \
       --tokens 1,128,2048 --dist realistic
     echo quit | nvidia-cuda-mps-control
   fi
