@@ -281,7 +281,8 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   if (!taken)
     return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                      " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
-                     kTier0KernelLimit, "); unset it to let ltt choose");
+                     kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
+                     "fitting the device); unset it to let ltt choose");
   return v == "fused" ? Tier0Path::fused : Tier0Path::split;
 }
 

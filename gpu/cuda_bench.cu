@@ -117,13 +117,16 @@ int rotation_sets(size_t bytes) {
 // The graph's calls: a multiple of the sets, at least kGraphCalls.
 int graph_calls(int sets) { return sets * ((kGraphCalls + sets - 1) / sets); }
 
-// b = k device buffers of n elements, each a copy of src (null: left as allocated).
-Status copies(const bf* src, size_t n, int k, std::vector<DevBuf<bf>>& b) {
+// b = k device buffers of n elements, each a copy of src (null: left as
+// allocated), made on stream s after what s already holds (the case's
+// inputs being restored), and complete on return.
+Status copies(const bf* src, size_t n, int k, std::vector<DevBuf<bf>>& b, cudaStream_t s) {
   b = std::vector<DevBuf<bf>>(static_cast<size_t>(k));
   for (auto& x : b) {
     LTT_TRY(x.alloc(n));
-    if (src) LTT_CUDA(cudaMemcpy(x.get(), src, n * sizeof(bf), cudaMemcpyDeviceToDevice));
+    if (src) LTT_CUDA(cudaMemcpyAsync(x.get(), src, n * sizeof(bf), cudaMemcpyDeviceToDevice, s));
   }
+  LTT_CUDA(cudaStreamSynchronize(s));
   return {};
 }
 
@@ -366,8 +369,8 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormCh
   const size_t ML = static_cast<size_t>(p.M) * p.L;
   const int sets = rotation_sets(2 * ML * sizeof(bf));
   std::vector<DevBuf<bf>> z, n;
-  LTT_TRY(copies(c.R[0], ML, sets, z));
-  LTT_TRY(copies(nullptr, ML, sets, n));
+  LTT_TRY(copies(c.R[0], ML, sets, z, c.s));
+  LTT_TRY(copies(nullptr, ML, sets, n, c.s));
   return timed_graph(c.s, reps, graph_calls(sets), [&](int i) {
     return rmsnorm(z[i % sets].get(), p.L, c.g.get(), n[i % sets].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight,
                    c.s, NormKernel{kc.block_row, kc.rows_per_warp, kc.streaming, kc.warp_rows_per_block});
@@ -385,7 +388,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   const size_t wn = static_cast<size_t>(Hs) * L;  // W's shard: what comes from memory (a decode step's weights are not in L2)
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
-  LTT_TRY(copies(c.W.get(), wn, sets, w));
+  LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
   return timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
     const bf* wi = w[i % sets].get();
     if (fused)  // R[0] stands for the reduced Z
@@ -406,7 +409,7 @@ Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int re
   const size_t wn = static_cast<size_t>(Hs) * L;
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
-  LTT_TRY(copies(c.W.get(), wn, sets, w));
+  LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
   return timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     LTT_TRY(widen(c.S[0], p.H, c.C.get(), Hs, M, Hs, c.s));
@@ -423,7 +426,7 @@ Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps) {
   const size_t wn = static_cast<size_t>(p.H) * p.L;
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
-  LTT_TRY(copies(c.W.get(), wn, sets, w));
+  LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
   return timed_graph(c.s, reps, graph_calls(sets),
                      [&](int i) { return c.gemm(c.R[0], p.L, w[i % sets].get(), p.L, c.C.get(), p.H, p.M, p.H, p.L, 1.0f); });
 }

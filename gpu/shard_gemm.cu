@@ -244,8 +244,10 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K) {
   if (cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(best.smem)) !=
           cudaSuccess ||
       cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(best.smem)) !=
-          cudaSuccess)
+          cudaSuccess) {
+    (void)cudaGetLastError();  // not taken: no stale error for a later check to report
     return {};
+  }
   cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg = config(best, n, false, nullptr, attr);
   int clusters = 0;
@@ -260,9 +262,15 @@ Status shard_gemm_add(const ShardGemmPlan& pl, const bf* A, int lda, const bf* g
                       int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl,
                       cudaStream_t s) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (pl.ks <= 0 || pl.ks > kMaxSlices || n % (pl.ct * kCols) != 0 || K % (16 * pl.ks) != 0 || lda % 8 != 0 || ldw % 8 != 0 ||
-      lds % 8 != 0 || !aligned(A) || !aligned(W) || !aligned(S) || (g && !aligned(g)))
-    return LTT_ERR(Errc::internal, "shard_gemm_add: shape M ", M, " n ", n, " K ", K, " slices ", pl.ks, " not supported");
+  // The plan must be one shard_gemm_plan() made for this shape: its shared
+  // memory holds M rows, its K split divides the slice.
+  const bool plan_fits = pl.ks > 0 && pl.ks <= kMaxSlices && (pl.ct == 1 || pl.ct == 2 || pl.ct == 4) && pl.kp > 0 &&
+                         K % (16 * pl.ks) == 0 && (K / pl.ks / 16) % pl.kp == 0 && n % (pl.ct * kCols) == 0 &&
+                         carve(M, pl.ct, pl.kp, K / pl.ks).total <= pl.smem;
+  if (!plan_fits || lda % 8 != 0 || ldw % 8 != 0 || lds % 8 != 0 || !aligned(A) || !aligned(W) || !aligned(S) ||
+      (g && !aligned(g)))
+    return LTT_ERR(Errc::internal, "shard_gemm_add: shape M ", M, " n ", n, " K ", K, " slices ", pl.ks, " columns ",
+                   pl.ct * kCols, " not supported by its plan");
   LTT_CUDA(cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pl.smem)));
   LTT_CUDA(cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pl.smem)));
   cudaLaunchAttribute attr[2];
