@@ -361,6 +361,14 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
   return timed(g.c.s, reps, [&] { return run_pipeline(g); }, [&] { return g.reset(); });
 }
 
+bool norm_choice_applies(const NormChoice& k, int L) {
+  if (L % 8 != 0) return k.block_row < 0 && k.warp_rows_per_block <= 0 && !k.streaming;  // the scalar kernel either way
+  if (k.block_row > 0) return L <= 4096;
+  if (k.warp_rows_per_block > 0) return L <= 256 * 16;
+  if (k.block_row == 0) return L <= 256 * 14 && (!k.streaming || L > 256 * 8);
+  return true;  // ltt's own choice
+}
+
 Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormChoice kc) {
   GpuCase g(p);
   LTT_TRY(g.load(1, Contract{}, in, -1));

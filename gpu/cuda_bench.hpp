@@ -27,6 +27,10 @@ struct NormChoice {
   bool streaming = false;
 };
 Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormChoice kernel = {});
+// Whether that kernel is the one rmsnorm() runs at row length L (a forced
+// kernel outside its range falls back to another, which a row must not
+// time under its name).
+bool norm_choice_applies(const NormChoice& kernel, int L);
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
 // reduced S shard added in fp32, the rounding): collectives excluded. As the
 // library composition (RMSNorm, widen, cuBLAS with the addend, round); and
