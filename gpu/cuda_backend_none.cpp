@@ -23,6 +23,8 @@ bool norm_choice_applies(const NormChoice&, int) { return false; }
 Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, NormChoice) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 Result<Timing> time_tier0_kernel(const Problem&, const Inputs&, int, bool) { return cuda_available().error(); }
+Result<Timing> time_fake_allreduce(const Problem&, const Inputs&, int, Algo) { return cuda_available().error(); }
+size_t l2_cache_bytes() { return 0; }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
 Result<RanksInfo> ranks_info(const Peers&) { return cuda_available().error(); }

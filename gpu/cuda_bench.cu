@@ -426,6 +426,22 @@ Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int re
   });
 }
 
+size_t l2_cache_bytes() {
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) return 0;
+  return static_cast<size_t>(l2);
+}
+
+Result<Timing> time_fake_allreduce(const Problem& p, const Inputs& in, int reps, Algo algo) {
+  GpuCase g(p);
+  LTT_TRY(g.load(1, Contract{algo, NormOrder::round_then_weight}, in, -1));
+  LTT_TRY(g.reset());
+  GpuCtx& c = g.c;
+  const size_t n = static_cast<size_t>(p.M) * p.L;
+  LTT_CUDA(cudaStreamSynchronize(c.s));
+  return timed_graph(c.s, reps, kGraphCalls, [&](int) { return allreduce(c.R.cdev(), c.Z.dev(), p.T, 0, p.T, n, algo, c.s); });
+}
+
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps) {
   GpuCase g(p);
   LTT_TRY(g.load(1, Contract{}, in, -1));

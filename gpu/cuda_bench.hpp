@@ -40,6 +40,13 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // pipeline's choice among the three.
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused);
+// The all-reduce of R over all T fake ranks of one GPU ([M, L] each, the
+// contract's one-shot or ring order, ltt's kernel): every rank's input read
+// and its output written, all in the one device's memory; CUDA-graph replay,
+// one buffer set (time it where T M L elements cover twice l2_cache_bytes(),
+// so that the figure is the memory's).
+Result<Timing> time_fake_allreduce(const Problem& p, const Inputs& in, int reps, Algo algo);
+size_t l2_cache_bytes();
 // The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out); CUDA-graph replay.
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
 

@@ -124,6 +124,14 @@ Result<int> run_bench(const BenchOptions& o) {
     auto gs = gpu::time_gemm_shard_seq(p, in, 20, o.reps);
     if (!gs.ok()) return gs.error();
     row("gemm-shard", p, *gs, 2 * (M * L + Hs * L) + 8 * M * Hs, 2 * M * Hs * L);
+    // ltt's all-reduce kernel on the T fake ranks, where its operands cannot sit in L2.
+    const double ar_bytes = 2.0 * 2 * p.T * M * L;  // every rank's R read, every rank's Z written
+    if (ar_bytes >= 2.0 * static_cast<double>(gpu::l2_cache_bytes()))
+      for (Algo a : {Algo::one_shot, Algo::ring}) {
+        auto ar = gpu::time_fake_allreduce(p, in, o.reps, a);
+        if (!ar.ok()) return ar.error();
+        row(a == Algo::ring ? "allreduce-ring" : "allreduce-1shot", p, *ar, ar_bytes, 0);
+      }
     auto gm = gpu::time_gemm_full(p, in, o.reps);
     if (!gm.ok()) return gm.error();
     row("gemm-full", p, *gm, 2 * (M * L + H * L) + 4 * 2 * M * H, 2 * M * H * L);
@@ -140,7 +148,8 @@ Result<int> run_bench(const BenchOptions& o) {
               "# -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch); tier0-split:\n"
               "# the RMSNorm kernel, then that kernel; tier0-cublas: the library composition (RMSNorm, widen, cuBLAS with the\n"
               "# addend, round); rmsnorm*, tier0-*, gemm-full and launch-graph by CUDA-graph replay of 20 calls in a row (per\n"
-              "# call); launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs; wall %.1f s\n",
+              "# call); launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs;\n"
+              "# allreduce-*: ltt's all-reduce kernel over the T fake ranks (R to Z), where T M L elements exceed twice the L2; wall %.1f s\n",
               now_seconds() - wall0);
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
