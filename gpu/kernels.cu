@@ -110,6 +110,47 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
   for (int v = threadIdx.x; v < nv; v += blockDim.x) out[v] = normalised8(z[v], gv[v], rstd, fused);
 }
 
+// A row held in registers, shared by the RMSNorm kernels below: thread t of
+// the row's kStride threads holds its vectors t, t + kStride, ... (16 bytes
+// each, V at most, nv in the row). kStream: Z read and N written with the
+// streaming cache hints (evict first).
+template <int V, int kStride, bool kStream = false>
+__device__ __forceinline__ void load_row(const uint4* z, int t, int nv, uint4 (&q)[V]) {
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int v = t + kStride * i;
+    if (v < nv) q[i] = kStream ? __ldcs(z + v) : z[v];
+  }
+}
+// The thread's squares, its vectors in order.
+template <int V, int kStride>
+__device__ __forceinline__ float row_squares(const uint4 (&q)[V], int t, int nv) {
+  float ss = 0.0f;
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    if (t + kStride * i >= nv) break;
+    ss = add_squares(ss, q[i]);
+  }
+  return ss;
+}
+// The sum over the warp (a butterfly: every lane the same bits).
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v = __fadd_rn(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+// The thread's vectors of N.
+template <int V, int kStride, bool kStream = false>
+__device__ __forceinline__ void store_row(const uint4 (&q)[V], const uint4* gv, uint4* out, int t, int nv, float rstd, int fused) {
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int v = t + kStride * i;
+    if (v >= nv) break;
+    const uint4 o = normalised8(q[i], gv[v], rstd, fused);
+    if (kStream) __stcs(out + v, o);
+    else out[v] = o;
+  }
+}
+
 // One warp per row with the row held in registers (V 16-byte vectors per
 // lane, L <= 256 V): read once, each lane's squares summed in order, then a
 // butterfly over the warp; rows_per_block rows (warps) per block (small
@@ -117,50 +158,22 @@ __global__ void rmsnorm_rows_vec(const bf* Z, int ldz, const bf* g, bf* N, int L
 template <int V>
 __global__ void rmsnorm_warp(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, int fused) {
   allow_dependents();
-  const int lane = threadIdx.x % 32;
+  const int lane = threadIdx.x % 32, nv = L / 8;
   const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (row >= M) return;
-  const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(row) * ldz);
-  const uint4* gv = reinterpret_cast<const uint4*>(g);
-  uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(row) * L);
-  const int nv = L / 8;
   uint4 q[V];
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    const int v = lane + 32 * i;
-    if (v < nv) q[i] = z[v];
-  }
-  float ss = 0.0f;
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    if (lane + 32 * i >= nv) break;
-    ss = add_squares(ss, q[i]);
-  }
-  for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
-  const float rstd = rstd_of(ss, L, eps);
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    const int v = lane + 32 * i;
-    if (v >= nv) break;
-    out[v] = normalised8(q[i], gv[v], rstd, fused);
-  }
+  load_row<V, 32>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(row) * ldz), lane, nv, q);
+  const float rstd = rstd_of(warp_sum(row_squares<V, 32>(q, lane, nv)), L, eps);
+  store_row<V, 32>(q, reinterpret_cast<const uint4*>(g), reinterpret_cast<uint4*>(N + static_cast<size_t>(row) * L), lane, nv,
+                   rstd, fused);
 }
 
 // The same with each warp taking rows row, row + W, row + 2 W, ... (W the
 // grid's warps) and the next row's loads in flight while it reduces and
 // writes the one at hand, so that reading and writing overlap in every
-// warp; the same order of operations per row, so the same bits.
-// kStream: Z read and N written with the streaming cache hints (evict
-// first), so that neither displaces g or the other rows' lines in L2.
-template <int V, bool kStream>
-__device__ __forceinline__ void load_row(const uint4* z, int lane, int nv, uint4 (&q)[V]) {
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    const int v = lane + 32 * i;
-    if (v < nv) q[i] = kStream ? __ldcs(z + v) : z[v];
-  }
-}
-
+// warp; the same order of operations per row, so the same bits. kStream:
+// the streaming hints, so that neither Z nor N displaces g or the other
+// rows' lines in L2.
 template <int V, bool kStream>
 __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps,
                                                           int fused) {
@@ -169,28 +182,13 @@ __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, c
   const uint4* gv = reinterpret_cast<const uint4*>(g);
   int row = static_cast<int>(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32);
   uint4 q[V];
-  if (row < M) load_row<V, kStream>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(row) * ldz), lane, nv, q);
+  if (row < M) load_row<V, 32, kStream>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(row) * ldz), lane, nv, q);
   while (row < M) {
     const int next = row + warps;
     uint4 qn[V];
-    if (next < M) load_row<V, kStream>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(next) * ldz), lane, nv, qn);
-    float ss = 0.0f;
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      if (lane + 32 * i >= nv) break;
-      ss = add_squares(ss, q[i]);
-    }
-    for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
-    const float rstd = rstd_of(ss, L, eps);
-    uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(row) * L);
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      const int v = lane + 32 * i;
-      if (v >= nv) break;
-      const uint4 o = normalised8(q[i], gv[v], rstd, fused);
-      if (kStream) __stcs(out + v, o);
-      else out[v] = o;
-    }
+    if (next < M) load_row<V, 32, kStream>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(next) * ldz), lane, nv, qn);
+    const float rstd = rstd_of(warp_sum(row_squares<V, 32>(q, lane, nv)), L, eps);
+    store_row<V, 32, kStream>(q, gv, reinterpret_cast<uint4*>(N + static_cast<size_t>(row) * L), lane, nv, rstd, fused);
 #pragma unroll
     for (int i = 0; i < V; ++i) q[i] = qn[i];
     row = next;
@@ -206,33 +204,17 @@ template <int VPT>
 __global__ void __launch_bounds__(256) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
   allow_dependents();
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, nv = L / 8;
-  const uint4* z = reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz);
   uint4 q[VPT];
-#pragma unroll
-  for (int i = 0; i < VPT; ++i)
-    if (tid + 256 * i < nv) q[i] = z[tid + 256 * i];
-  float ss = 0.0f;
-#pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    if (tid + 256 * i >= nv) break;
-    ss = add_squares(ss, q[i]);
-  }
-  for (int o = 16; o > 0; o /= 2) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+  load_row<VPT, 256>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz), tid, nv, q);
+  const float ss = warp_sum(row_squares<VPT, 256>(q, tid, nv));
   __shared__ float part[8];
   if (lane == 0) part[warp] = ss;
   __syncthreads();
   float t = part[0];
 #pragma unroll
   for (int w = 1; w < 8; ++w) t = __fadd_rn(t, part[w]);
-  const float rstd = rstd_of(t, L, eps);
-  const uint4* gv = reinterpret_cast<const uint4*>(g);
-  uint4* out = reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L);
-#pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    const int v = tid + 256 * i;
-    if (v >= nv) break;
-    out[v] = normalised8(q[i], gv[v], rstd, fused);
-  }
+  store_row<VPT, 256>(q, reinterpret_cast<const uint4*>(g), reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L), tid,
+                      nv, rstd_of(t, L, eps), fused);
 }
 
 // Tier 0's fused collective: block (m, r - lo) makes row m of rank r's N and

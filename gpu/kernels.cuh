@@ -53,6 +53,8 @@ Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf*
 // Clusters of ks blocks (Hopper) over K's slices; shard_gemm_plan() returns
 // ks 0 where the shape, M or the device is not taken (cuBLAS then). pdl:
 // launched as a programmatic dependent of the kernel before it on the stream.
+// A launch takes a plan shard_gemm_plan() made for its shape on this device
+// (which also lets the kernels use that much shared memory).
 struct ShardGemmPlan {
   int ks = 0;      // K slices: blocks of a cluster
   int ct = 0;      // 16-column tiles a cluster owns

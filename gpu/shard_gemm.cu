@@ -240,11 +240,11 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K) {
     if (eff > best_eff + 1e-9) best = pl, best_eff = eff;
   }
   if (!best.ks) return {};
-  // The cluster must fit on the device with this much shared memory.
-  if (cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(best.smem)) !=
-          cudaSuccess ||
-      cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(best.smem)) !=
-          cudaSuccess) {
+  // The kernels may take up to the device's whole opt-in shared memory (set
+  // here, once a plan, not at every launch: a launch needs a plan), and the
+  // cluster must fit on the device with this plan's.
+  if (cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) != cudaSuccess ||
+      cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) != cudaSuccess) {
     (void)cudaGetLastError();  // not taken: no stale error for a later check to report
     return {};
   }
@@ -271,8 +271,6 @@ Status shard_gemm_add(const ShardGemmPlan& pl, const bf* A, int lda, const bf* g
       (g && !aligned(g)))
     return LTT_ERR(Errc::internal, "shard_gemm_add: shape M ", M, " n ", n, " K ", K, " slices ", pl.ks, " columns ",
                    pl.ct * kCols, " not supported by its plan");
-  LTT_CUDA(cudaFuncSetAttribute(shard_gemm_k<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pl.smem)));
-  LTT_CUDA(cudaFuncSetAttribute(shard_gemm_k<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pl.smem)));
   cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg = config(pl, n, pdl, s, attr);
   const int fused = order == NormOrder::fused, nnz = no_neg_zero;
