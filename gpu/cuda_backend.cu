@@ -270,8 +270,23 @@ const char* tier0_path_name(Tier0Path t) {
   return t == Tier0Path::fused ? "fused" : t == Tier0Path::split ? "split" : "cublas";
 }
 
+Result<int> tier0_columns() {
+  const char* env = std::getenv("LTT_TIER0_COLUMNS");
+  if (!env || !*env) return 0;
+  const std::string v = env;
+  if (v != "1" && v != "2" && v != "4")
+    return LTT_USAGE("LTT_TIER0_COLUMNS=", v, ": expected 1, 2 or 4 (16-column tiles a cluster of tier 0's kernel)");
+  return std::stoi(v);
+}
+
 Result<Tier0Path> tier0_path(const Problem& p) {
-  const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
+  auto ct = tier0_columns();
+  if (!ct.ok()) return ct.error();
+  const bool by_default = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
+  const bool taken = *ct ? p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks > 0 : by_default;
+  if (by_default && !taken)  // a forced tiling applies where the kernel would run, or says why not
+    return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, ": tier 0's kernel cannot hold M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
+                     " with that many column tiles a cluster on this device; unset it to let ltt choose");
   const Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::fused : Tier0Path::cublas;
   const char* env = std::getenv("LTT_TIER0_PATH");
   if (!env || !*env) return chosen;
@@ -280,6 +295,7 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   if (v != "fused" && v != "split") return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split or cublas");
   if (!taken)
     return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
+                     *ct ? cat(" with LTT_TIER0_COLUMNS=", *ct) : std::string(),
                      " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
                      kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
                      "fitting the device); unset it to let ltt choose");
@@ -347,7 +363,11 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     auto path = tier0_path(p);
     if (!path.ok()) return path.error();
     c.t0path = *path;
-    if (c.t0path != Tier0Path::cublas) c.gemm_plan = shard_gemm_plan(p.M, p.Hs(), p.L);
+    if (c.t0path != Tier0Path::cublas) {
+      auto ct = tier0_columns();
+      if (!ct.ok()) return ct.error();
+      c.gemm_plan = shard_gemm_plan(p.M, p.Hs(), p.L, *ct);
+    }
     LTT_TRY(c.shard_s.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.stuck_dev.alloc(1));

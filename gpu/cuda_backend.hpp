@@ -47,6 +47,9 @@ bool supported_mutant(Mutant m);
 // device and shape allow the kernel (Hopper clusters), cublas otherwise
 // (ctx.cuh); LTT_TIER0_PATH=fused|split|cublas forces one (the tests run
 // each), and a forced path the kernel does not take is an error.
+// LTT_TIER0_COLUMNS=1|2|4 forces the kernel's 16-column tiles a cluster
+// (shard_gemm_plan's force_ct) wherever the kernel runs, so that ltt check
+// covers each tiling; one that cannot hold the shape is an error.
 enum class Tier0Path { fused, split, cublas };
 Result<Tier0Path> tier0_path(const Problem& p);
 const char* tier0_path_name(Tier0Path t);

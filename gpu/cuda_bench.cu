@@ -1,5 +1,7 @@
 // ltt bench's timings on the GPU (cuda_bench.hpp).
 #include <algorithm>
+#include <cstdlib>
+#include <ios>
 #include <vector>
 
 #include "ctx.cuh"
@@ -363,6 +365,7 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
 
 bool norm_choice_applies(const NormChoice& k, int L) {
   if (L % 8 != 0) return k.block_row < 0 && k.warp_rows_per_block <= 0 && !k.streaming;  // the scalar kernel either way
+  if (k.chained) return L <= 4096 && k.block_row != 0 && k.warp_rows_per_block <= 0;  // the block-a-row kernel's option
   if (k.block_row > 0) return L <= 4096;
   if (k.warp_rows_per_block > 0) return L <= 256 * 16;
   if (k.block_row == 0) return L <= 256 * 14 && (!k.streaming || L > 256 * 8);
@@ -374,25 +377,48 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormCh
   LTT_TRY(g.load(1, Contract{}, in, -1));
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
+  if (kc.chained && !c.pdl) return LTT_USAGE("chained RMSNorm calls need programmatic launch (compute capability 9.0)");
   const size_t ML = static_cast<size_t>(p.M) * p.L;
   const int sets = rotation_sets(2 * ML * sizeof(bf));
   std::vector<DevBuf<bf>> z, n;
   LTT_TRY(copies(c.R[0], ML, sets, z, c.s));
   LTT_TRY(copies(nullptr, ML, sets, n, c.s));
+  const NormKernel k{kc.block_row, kc.rows_per_warp, kc.streaming, kc.warp_rows_per_block, kc.block_threads, kc.chained};
+  // Correct first: the kernel's N against ltt's default kernel's, every
+  // element within one bf16 step (another order of the fp32 sum of squares
+  // may move a rounding by one), and bit for bit where it is that kernel.
+  std::vector<uint16_t> want(ML), got(ML);
+  LTT_TRY(rmsnorm(z[0].get(), p.L, c.g.get(), n[0].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s));
+  LTT_CUDA(cudaMemcpyAsync(want.data(), n[0].get(), ML * sizeof(bf), cudaMemcpyDeviceToHost, c.s));
+  LTT_TRY(fill(n[0].get(), ML, 0x7fc1, c.s));  // poison
+  LTT_TRY(rmsnorm(z[0].get(), p.L, c.g.get(), n[0].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s, k));
+  LTT_CUDA(cudaMemcpyAsync(got.data(), n[0].get(), ML * sizeof(bf), cudaMemcpyDeviceToHost, c.s));
+  LTT_CUDA(cudaStreamSynchronize(c.s));
+  const bool same_kernel = kc.block_row != 0 && kc.warp_rows_per_block <= 0 && kc.block_threads == 256 && p.L <= 4096;
+  for (size_t e = 0; e < ML; ++e) {
+    const int a = want[e], b = got[e];
+    const bool near = (a & 0x8000) == (b & 0x8000) && std::abs((a & 0x7fff) - (b & 0x7fff)) <= 1;
+    if (a != b && (same_kernel || !near))
+      return LTT_ERR(Errc::internal, "rmsnorm variant: N[", e / p.L, ", ", e % p.L, "] = 0x", std::hex, b,
+                     " where ltt's kernel gives 0x", a);
+  }
   return timed_graph(c.s, reps, graph_calls(sets), [&](int i) {
     return rmsnorm(z[i % sets].get(), p.L, c.g.get(), n[i % sets].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight,
-                   c.s, NormKernel{kc.block_row, kc.rows_per_warp, kc.streaming, kc.warp_rows_per_block});
+                   c.s, k);
   });
 }
 
-Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused) {
+Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v) {
   GpuCase g(p);
   LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
   LTT_TRY(g.reset());
   GpuCtx& c = g.c;
   const int M = p.M, L = p.L, Hs = p.Hs();
-  const ShardGemmPlan pl = shard_gemm_plan(M, Hs, L);
-  if (!pl.ks) return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
+  if (v.chained && !c.pdl) return LTT_USAGE("chained calls of tier 0's kernel need programmatic launch (compute capability 9.0)");
+  const ShardGemmPlan pl = shard_gemm_plan(M, Hs, L, v.ct);
+  if (!pl.ks)
+    return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, v.ct ? cat(" with ", v.ct, " column tiles") : "",
+                     " on this device");
   const size_t wn = static_cast<size_t>(Hs) * L;  // W's shard: what comes from memory (a decode step's weights are not in L2)
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
@@ -401,7 +427,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
     const bf* wi = w[i % sets].get();
     if (fused)  // R[0] stands for the reduced Z
       return shard_gemm_add(pl, c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
-                            false, c.s);
+                            v.chained && c.pdl, c.s);
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     return shard_gemm_add(pl, c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
                           c.pdl, c.s);
@@ -440,6 +466,59 @@ Result<Timing> time_fake_allreduce(const Problem& p, const Inputs& in, int reps,
   const size_t n = static_cast<size_t>(p.M) * p.L;
   LTT_CUDA(cudaStreamSynchronize(c.s));
   return timed_graph(c.s, reps, kGraphCalls, [&](int) { return allreduce(c.R.cdev(), c.Z.dev(), p.T, 0, p.T, n, algo, c.s); });
+}
+
+Result<Timing> time_fake_lamport(const Problem& p, int reps) {
+  auto rt = runtime_init(nullptr);
+  if (!rt.ok()) return rt.error();
+  const cudaStream_t s = rt->s;
+  const int T = p.T, M = p.M, H = p.H, Hs = p.Hs();
+  const size_t MH = static_cast<size_t>(M) * H, MHs = static_cast<size_t>(M) * Hs;
+  std::vector<DevBuf<bf>> shard(static_cast<size_t>(T)), y(static_cast<size_t>(T));
+  DevBuf<bf> recv;
+  DevBuf<long long> stuck;
+  LTT_TRY(recv.alloc(MH));
+  LTT_TRY(stuck.alloc(1));
+  std::vector<bf*> shard_p, y_p, recv_p(static_cast<size_t>(T), recv.get());
+  for (int q = 0; q < T; ++q) {
+    LTT_TRY(shard[q].alloc(MHs));
+    LTT_TRY(y[q].alloc(MH));
+    LTT_TRY(fill(shard[q].get(), MHs, static_cast<uint16_t>(0x3f80 + q), s));  // rank q's shard: 1 + q ulp, everywhere
+    LTT_TRY(fill(y[q].get(), MH, 0x7fc1, s));                                  // poison (a NaN)
+    shard_p.push_back(shard[q].get());
+    y_p.push_back(y[q].get());
+  }
+  bf* recv1 = recv.get();
+  DevBuf<bf*> shard_d, y_d, recv_d, dst_d;
+  LTT_TRY(shard_d.alloc(T));
+  LTT_TRY(y_d.alloc(T));
+  LTT_TRY(recv_d.alloc(T));
+  LTT_TRY(dst_d.alloc(1));
+  LTT_CUDA(cudaMemcpy(shard_d.get(), shard_p.data(), T * sizeof(bf*), cudaMemcpyHostToDevice));
+  LTT_CUDA(cudaMemcpy(y_d.get(), y_p.data(), T * sizeof(bf*), cudaMemcpyHostToDevice));
+  LTT_CUDA(cudaMemcpy(recv_d.get(), recv_p.data(), T * sizeof(bf*), cudaMemcpyHostToDevice));
+  LTT_CUDA(cudaMemcpy(dst_d.get(), &recv1, sizeof(bf*), cudaMemcpyHostToDevice));
+  LTT_CUDA(cudaMemsetAsync(stuck.get(), 0xff, sizeof(long long), s));
+  auto call = [&]() -> Status {
+    LTT_TRY(fill(recv.get(), MH, kNegZero, s));
+    LTT_TRY(lamport_publish(shard_d.get(), dst_d.get(), 1, T, 0, T, M, Hs, s));
+    return lamport_read(recv_d.get(), y_d.get(), 0, T, MH, stuck.get(), s);
+  };
+  // Correct first: every rank's last row holds shard q in columns q Hs.., and no slot waited out.
+  LTT_TRY(call());
+  long long st = 0;
+  std::vector<uint16_t> row(static_cast<size_t>(H));
+  LTT_CUDA(cudaMemcpyAsync(&st, stuck.get(), sizeof st, cudaMemcpyDeviceToHost, s));
+  for (int q = 0; q < T; ++q) {
+    LTT_CUDA(cudaMemcpyAsync(row.data(), y[q].get() + (MH - H), H * sizeof(bf), cudaMemcpyDeviceToHost, s));
+    LTT_CUDA(cudaStreamSynchronize(s));
+    for (int c = 0; c < H; ++c)
+      if (row[c] != static_cast<uint16_t>(0x3f80 + c / Hs))
+        return LTT_ERR(Errc::internal, "lamport all-gather: rank ", q, " row ", M - 1, " column ", c, " holds 0x", std::hex,
+                       row[c], ", not shard ", std::dec, c / Hs, "'s 0x", std::hex, 0x3f80 + c / Hs);
+  }
+  if (st >= 0) return LTT_ERR(Errc::internal, "lamport all-gather: slot ", st, " never left -0");
+  return timed_graph(s, reps, kGraphCalls, [&](int) { return call(); });
 }
 
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps) {

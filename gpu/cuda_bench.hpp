@@ -25,6 +25,8 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
 struct NormChoice {
   int block_row = -1, rows_per_warp = 0, warp_rows_per_block = 0;
   bool streaming = false;
+  int block_threads = 256;  // the block-a-row kernel's
+  bool chained = false;     // every call a programmatic dependent of the one before (block-a-row kernel only)
 };
 Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormChoice kernel = {});
 // Whether that kernel is the one rmsnorm() runs at row length L (a forced
@@ -37,9 +39,18 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // with tier 0's kernel (shard_gemm.cu) at any M it takes: fused (one kernel
 // that normalises too) or split (the RMSNorm kernel, then that kernel as its
 // programmatic dependent). CUDA-graph replay. tier0_path() is the
-// pipeline's choice among the three.
+// pipeline's choice among the three. Tier0Variant forces the kernel's
+// column tiles a cluster (ct 1, 2, 4; 0: its plan's), and `chained`
+// launches every fused call as a programmatic dependent of the call before,
+// as the pipeline launches the kernel after the collective: a call's W
+// prefetch overlaps the previous call's compute (its reads of Z and S wait
+// for that call to finish).
+struct Tier0Variant {
+  int ct = 0;
+  bool chained = false;
+};
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
-Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused);
+Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v = {});
 // The all-reduce of R over all T fake ranks of one GPU ([M, L] each, the
 // contract's one-shot or ring order, ltt's kernel): every rank's input read
 // and its output written, all in the one device's memory; CUDA-graph replay,
@@ -47,6 +58,12 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
 // so that the figure is the memory's).
 Result<Timing> time_fake_allreduce(const Problem& p, const Inputs& in, int reps, Algo algo);
 size_t l2_cache_bytes();
+// Tier 0's Lamport all-gather as the fake ranks run it (tier0.cu): the
+// receive buffer [M, H] cleared to -0, the T shards [M, H / T] published
+// into it, then each of the T ranks reads it (waiting on the sentinel) into
+// its own Y [M, H]. CUDA-graph replay of the three kernels; the first run's
+// Y checked against the shards, and no slot left waiting, before timing.
+Result<Timing> time_fake_lamport(const Problem& p, int reps);
 // The full up-projection N W^T of one rank (cuBLAS, [M, L] x [L, H], fp32 out); CUDA-graph replay.
 Result<Timing> time_gemm_full(const Problem& p, const Inputs& in, int reps);
 

@@ -52,4 +52,13 @@ __device__ __forceinline__ void allow_dependents() {
 #endif
 }
 
+// The other side: a kernel launched as a programmatic dependent waits here,
+// before its first read of what the kernel before it writes, for that
+// kernel's completion and its writes' visibility. A no-op otherwise.
+__device__ __forceinline__ void wait_dependencies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
 }  // namespace ltt::gpu

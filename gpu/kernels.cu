@@ -62,6 +62,50 @@ __global__ void allreduce_k(const bf* const* in, bf* const* out, int T, int lo, 
   }
 }
 
+// The same, 8 elements (16 bytes) a thread, n a multiple of 8: each rank's
+// 8 terms in one load, each element's sum the same operations in the same
+// order as sum_ordered's (the same bits). A vector that straddles two ring
+// chunks, or whose addresses are not 16-byte aligned, goes an element at a
+// time.
+__global__ void allreduce_vec_k(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, int ring, Terms t) {
+  const size_t nv = n / 8;
+  for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < nv; x += size_t(gridDim.x) * blockDim.x) {
+    const size_t e = 8 * x;
+    const int c = ring ? chunk_of(e, n, T) : 0;
+    bool vec = !ring || chunk_of(e + 7, n, T) == c;
+    for (int q = 0; q < T && vec; ++q) vec = reinterpret_cast<uintptr_t>(in[q] + e) % 16 == 0;
+    for (int q = lo; q < hi && vec; ++q) vec = reinterpret_cast<uintptr_t>(out[q] + e) % 16 == 0;
+    if (!vec) {
+      for (size_t k = e; k < e + 8; ++k) {
+        const bf y = sum_ordered([&](int q) { return f(in[q][k]); }, T, ring, ring ? chunk_of(k, n, T) : 0, t);
+        for (int q = lo; q < hi; ++q) out[q][k] = y;
+      }
+      continue;
+    }
+    float facc[8];
+    bf acc[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) facc[k] = -0.0f, acc[k] = __float2bfloat16_rn(-0.0f);
+    for (int i = 0; i < T; ++i) {
+      const int q = ring ? (c + 1 + i) % T : i;
+      if (q == t.drop) continue;
+      const uint4 v = *reinterpret_cast<const uint4*>(in[q] + e);
+      const bf* vb = reinterpret_cast<const bf*>(&v);
+      for (int j = 0; j < (q == t.twice ? 2 : 1); ++j)
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          if (ring) acc[k] = r(__fadd_rn(f(acc[k]), f(vb[k])));
+          else facc[k] = __fadd_rn(facc[k], f(vb[k]));
+        }
+    }
+    uint4 y;
+    bf* yb = reinterpret_cast<bf*>(&y);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) yb[k] = ring ? acc[k] : r(facc[k]);
+    for (int q = lo; q < hi; ++q) *reinterpret_cast<uint4*>(out[q] + e) = y;
+  }
+}
+
 // The sum over the block (a tree of fp32 additions), returned to every thread.
 __device__ float block_sum(float v) {
   for (int o = 16; o > 0; o /= 2) v = __fadd_rn(v, __shfl_down_sync(0xffffffffu, v, o));
@@ -195,26 +239,47 @@ __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, c
   }
 }
 
-// A block of 256 threads a row, the row held in registers (VPT 16-byte
-// vectors a thread, L up to 2048 VPT): each thread's squares in order, a
-// butterfly over each warp, then the 8 warps' sums in warp order (every
-// thread the same). More threads a row than the warp kernels: more rows'
-// loads in flight at large M with few registers a thread.
-template <int VPT>
-__global__ void __launch_bounds__(256) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+// A block of kT threads (256 or 512) a row, the row held in registers (VPT
+// 16-byte vectors a thread, L up to 8 kT VPT): each thread's squares in
+// order, a butterfly over each warp, then the warps' sums in warp order
+// (every thread the same). More threads a row than the warp kernels: more
+// rows' loads in flight at large M with few registers a thread. Launched as
+// a programmatic dependent (NormKernel::pdl), it waits for the kernel before
+// it before it reads Z.
+template <int VPT, int kT>
+__global__ void __launch_bounds__(kT) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
   allow_dependents();
+  wait_dependencies();
+  constexpr int kW = kT / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, nv = L / 8;
   uint4 q[VPT];
-  load_row<VPT, 256>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz), tid, nv, q);
-  const float ss = warp_sum(row_squares<VPT, 256>(q, tid, nv));
-  __shared__ float part[8];
+  load_row<VPT, kT>(reinterpret_cast<const uint4*>(Z + static_cast<size_t>(blockIdx.x) * ldz), tid, nv, q);
+  const float ss = warp_sum(row_squares<VPT, kT>(q, tid, nv));
+  __shared__ float part[kW];
   if (lane == 0) part[warp] = ss;
   __syncthreads();
   float t = part[0];
 #pragma unroll
-  for (int w = 1; w < 8; ++w) t = __fadd_rn(t, part[w]);
-  store_row<VPT, 256>(q, reinterpret_cast<const uint4*>(g), reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L), tid,
-                      nv, rstd_of(t, L, eps), fused);
+  for (int w = 1; w < kW; ++w) t = __fadd_rn(t, part[w]);
+  store_row<VPT, kT>(q, reinterpret_cast<const uint4*>(g), reinterpret_cast<uint4*>(N + static_cast<size_t>(blockIdx.x) * L), tid,
+                     nv, rstd_of(t, L, eps), fused);
+}
+
+// Launches k (grid, block, no dynamic shared memory) on s, as a programmatic
+// dependent of the kernel before it when pdl.
+template <class... P, class... A>
+Status launch(void (*k)(P...), unsigned grid, unsigned block, bool pdl, cudaStream_t s, A... a) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, static_cast<P>(a)...));
+  return {};
 }
 
 // Tier 0's fused collective: block (m, r - lo) makes row m of rank r's N and
@@ -368,6 +433,7 @@ __global__ void concat_k(const bf* R, const bf* S, bf* X, int M, int L, int H) {
   }
 }
 
+__device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 __global__ void lamport_publish_k(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows,
                                   int w, int skip) {
   const int nq = q_hi - q_lo;
@@ -385,27 +451,105 @@ __global__ void lamport_publish_k(const bf* const* in, bf* const* dst, int n_dst
   }
 }
 
+// The same, 8 elements (16 bytes) a thread: w a multiple of 8; elements
+// whose addresses are not 16-byte aligned go one at a time.
+__global__ void lamport_publish_vec_k(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows,
+                                      int w, int skip) {
+  const int nq = q_hi - q_lo, wv = w / 8;
+  const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(n_dst) * rows * nq * wv;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    size_t x = e;
+    const size_t j = 8 * (x % wv);
+    x /= wv;
+    const int q = q_lo + static_cast<int>(x % nq);
+    x /= nq;
+    const size_t i = x % rows;
+    const int d = static_cast<int>(x / rows);
+    if (q == skip) continue;
+    const bf* src = in[q] + i * w + j;
+    bf* to = dst[d] + i * ld + static_cast<size_t>(q) * w + j;
+    if (aligned16(src) && aligned16(to)) *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(src);
+    else
+      for (int k = 0; k < 8; ++k) to[k] = src[k];
+  }
+}
+
+// One receive slot of a Lamport reader: it waits for the slot to leave -0 (a
+// bounded number of polls when every publisher is known to be done, else
+// until spin_ns pass or another slot is already reported: one wait, not one
+// a slot), then copies it to dst, or reports index idx as stuck.
+__device__ void read_slot(const bf* src, bf* dst, size_t idx, long long* stuck, unsigned long long spin_ns) {
+  const volatile unsigned short* slot = reinterpret_cast<const volatile unsigned short*>(src);
+  unsigned short v = *slot;
+  if (spin_ns == 0)
+    for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = *slot;
+  else
+    for (const unsigned long long t0 = now_ns();
+         v == kNegZero && now_ns() - t0 < spin_ns && *reinterpret_cast<volatile long long*>(stuck) < 0;)
+      v = *slot;
+  if (v == kNegZero) atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(idx));
+  else *dst = __ushort_as_bfloat16(v);
+}
+
 __global__ void lamport_read_k(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck,
                                unsigned long long spin_ns) {
   const size_t total = n * static_cast<size_t>(hi - lo);
   for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < total; x += size_t(gridDim.x) * blockDim.x) {
     const int q = lo + static_cast<int>(x / n);
     const size_t e = x % n;
-    const volatile unsigned short* slot = reinterpret_cast<const volatile unsigned short*>(recv[q]);
-    unsigned short v = slot[e];
-    // A Lamport reader waits for the slot: a bounded number of polls when
-    // every publisher is known to be done, else up to spin_ns.
-    if (spin_ns == 0)
-      for (int spin = 0; v == kNegZero && spin < 1000; ++spin) v = slot[e];
-    else  // until the slot is written, spin_ns pass, or another slot is already reported (one wait, not one a slot)
-      for (const unsigned long long t0 = now_ns();
-           v == kNegZero && now_ns() - t0 < spin_ns && *reinterpret_cast<volatile long long*>(stuck) < 0;)
-        v = slot[e];
-    if (v == kNegZero) {
-      atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(e));
+    read_slot(recv[q] + e, out[q] + e, e, stuck, spin_ns);
+  }
+}
+
+__device__ __forceinline__ uint4 load_volatile(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ bool any_neg_zero(const uint4& v) {
+  const unsigned u[4] = {v.x, v.y, v.z, v.w};
+  bool any = false;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) any |= (u[k] & 0xffffu) == kNegZero || (u[k] >> 16) == kNegZero;
+  return any;
+}
+
+// The same, 8 slots (16 bytes) a thread: n a multiple of 8. A vector waits
+// while any of its slots is -0, under the same bounds; then the slots still
+// -0 are reported (the least index over all, as one a thread) and the rest
+// copied. Slots whose addresses are not 16-byte aligned go one at a time.
+__global__ void lamport_read_vec_k(const bf* const* recv, bf* const* out, int lo, int hi, size_t nv, long long* stuck,
+                                   unsigned long long spin_ns) {
+  const size_t total = nv * static_cast<size_t>(hi - lo);
+  for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < total; x += size_t(gridDim.x) * blockDim.x) {
+    const int q = lo + static_cast<int>(x / nv);
+    const size_t e = 8 * (x % nv);
+    const bf* src = recv[q] + e;
+    bf* dst = out[q] + e;
+    if (!aligned16(src) || !aligned16(dst)) {
+      for (int k = 0; k < 8; ++k) read_slot(src + k, dst + k, e + k, stuck, spin_ns);
       continue;
     }
-    out[q][e] = __ushort_as_bfloat16(v);
+    const uint4* slot = reinterpret_cast<const uint4*>(src);
+    uint4 v = load_volatile(slot);
+    if (spin_ns == 0)
+      for (int spin = 0; any_neg_zero(v) && spin < 1000; ++spin) v = load_volatile(slot);
+    else
+      for (const unsigned long long t0 = now_ns();
+           any_neg_zero(v) && now_ns() - t0 < spin_ns && *reinterpret_cast<volatile long long*>(stuck) < 0;)
+        v = load_volatile(slot);
+    if (!any_neg_zero(v)) {
+      *reinterpret_cast<uint4*>(dst) = v;
+      continue;
+    }
+    const unsigned short* h = reinterpret_cast<const unsigned short*>(&v);
+    for (int k = 0; k < 8; ++k) {
+      if (h[k] == kNegZero) atomicMin(reinterpret_cast<unsigned long long*>(stuck), static_cast<unsigned long long>(e + k));
+      else dst[k] = __ushort_as_bfloat16(h[k]);
+    }
   }
 }
 
@@ -456,7 +600,10 @@ Status lamport_race(const bf* const* in, bf* recv, bf* const* out, int T, int ro
 
 Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, Algo algo, cudaStream_t s,
                  Terms terms) {
-  allreduce_k<<<blocks_for(n), kThreads, 0, s>>>(in, out, T, lo, hi, n, algo == Algo::ring, terms);
+  if (n % 8 == 0)
+    allreduce_vec_k<<<blocks_for(n / 8), kThreads, 0, s>>>(in, out, T, lo, hi, n, algo == Algo::ring, terms);
+  else
+    allreduce_k<<<blocks_for(n), kThreads, 0, s>>>(in, out, T, lo, hi, n, algo == Algo::ring, terms);
   LTT_LAUNCHED();
   return {};
 }
@@ -484,13 +631,15 @@ Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps
   const int fused = order == NormOrder::fused;
   const bool vec = L % 8 == 0 && ldz % 8 == 0 && aligned(Z) && aligned(g) && aligned(N);
   const unsigned rows = static_cast<unsigned>(M);
-  if (vec && k.block_row < 0 && k.warp_rows_per_block <= 0 && M >= kBlockRowMinRows && L <= 4096)
-    k.block_row = 1;  // the default at large M (bench/results/h200.md: 30.4 against 35.0 us at M 8192)
+  if (vec && k.block_row < 0 && k.warp_rows_per_block <= 0 && L <= 4096)
+    k.block_row = 1;  // the default (bench/results/h200.md: 30.4 against 35.0 us at M 8192, 2.0 against 4.8 at M 1)
   if (vec && k.block_row > 0 && L <= 4096) {
+    const bool pdl = k.pdl;
+    if (k.block_threads == 512 && L <= 4096)
+      return launch(rmsnorm_block_row<1, 512>, rows, 512, pdl, s, Z, ldz, g, N, L, eps, fused);
     if (L <= 2048)
-      rmsnorm_block_row<1><<<rows, 256, 0, s>>>(Z, ldz, g, N, L, eps, fused);
-    else
-      rmsnorm_block_row<2><<<rows, 256, 0, s>>>(Z, ldz, g, N, L, eps, fused);
+      return launch(rmsnorm_block_row<1, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused);
+    return launch(rmsnorm_block_row<2, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused);
   } else if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
     // A warp a row (rows_per_warp: about that many), 4 warps a block; faster
     // than the one-pass warp kernel's block shapes below (bench/results/h200.md).
@@ -554,16 +703,23 @@ Status concat(const bf* R, const bf* S, bf* X, int M, int L, int H, cudaStream_t
 
 Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows, int w,
                        cudaStream_t s, int skip) {
-  lamport_publish_k<<<blocks_for(static_cast<size_t>(n_dst) * rows * (q_hi - q_lo) * w), kThreads, 0, s>>>(
-      in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
+  const size_t n = static_cast<size_t>(n_dst) * rows * (q_hi - q_lo) * w;
+  if (w % 8 == 0)
+    lamport_publish_vec_k<<<blocks_for(n / 8), kThreads, 0, s>>>(in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
+  else
+    lamport_publish_k<<<blocks_for(n), kThreads, 0, s>>>(in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
   LTT_LAUNCHED();
   return {};
 }
 
 Status lamport_read(const bf* const* recv, bf* const* out, int lo, int hi, size_t n, long long* stuck, cudaStream_t s,
                     double spin_s) {
-  lamport_read_k<<<blocks_for(n * static_cast<size_t>(hi - lo)), kThreads, 0, s>>>(
-      recv, out, lo, hi, n, stuck, static_cast<unsigned long long>(spin_s * 1e9));
+  const unsigned long long spin_ns = static_cast<unsigned long long>(spin_s * 1e9);
+  if (n % 8 == 0)
+    lamport_read_vec_k<<<blocks_for(n / 8 * static_cast<size_t>(hi - lo)), kThreads, 0, s>>>(recv, out, lo, hi, n / 8, stuck,
+                                                                                           spin_ns);
+  else
+    lamport_read_k<<<blocks_for(n * static_cast<size_t>(hi - lo)), kThreads, 0, s>>>(recv, out, lo, hi, n, stuck, spin_ns);
   LTT_LAUNCHED();
   return {};
 }

@@ -61,29 +61,27 @@ struct ShardGemmPlan {
   int kp = 0;      // warps of a block splitting its slice of K
   size_t smem = 0; // shared memory a block, bytes
 };
-ShardGemmPlan shard_gemm_plan(int M, int n, int K);
+// force_ct 1, 2 or 4: that many column tiles a cluster, or no plan (a
+// benchmark's comparison); 0: the plan's own choice.
+ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct = 0);
 Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W,
                       int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl,
                       cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
 // aligned) hold a row in registers: a block of 256 threads a row by default
-// from kBlockRowMinRows rows (L up to 4096), a warp a row below (L up to
-// 3584), else the one-pass warp kernel (L up to 4096) or a block a row
-// reading it twice. NormKernel picks one for a benchmark's comparison; each
-// kernel's order of additions is fixed, so a kernel gives the same bits
-// every run.
+// (L up to 4096), else a warp a row (L up to 3584), the one-pass warp kernel
+// (L up to 4096) or a block a row reading it twice. NormKernel picks one for
+// a benchmark's comparison; each kernel's order of additions is fixed, so a
+// kernel gives the same bits every run.
 struct NormKernel {
-  int block_row = -1;           // 1: a block a row; 0: not; -1: by M
+  int block_row = -1;           // 1: a block a row; 0: not; -1: the default
   int rows_per_warp = 0;        // the warp kernel: about this many rows a warp, the next one's loads in flight (0: one)
   bool streaming = false;       // the warp kernel with evict-first hints on Z and N (L over 2048)
   int warp_rows_per_block = 0;  // 1..8: the one-pass warp kernel with this many rows a block
+  int block_threads = 256;      // the block-a-row kernel's threads: 256, or 512 (a vector a thread up to L 4096)
+  bool pdl = false;             // the block-a-row kernel launched as a programmatic dependent (compute capability 9.0+ only)
 };
-// The block-a-row kernel is the default from this many rows: where it was
-// run through ltt check on the H200 (k3, M 1024 and 2048). It also measured
-// faster below (2.0 against 4.8 us at M 1, 3.0 against 6.1 at M 128), not yet
-// checked there on a GPU.
-constexpr int kBlockRowMinRows = 1024;
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
                NormKernel kernel = {});
 // dst [rows, cols] fp32 (ld_dst) = src bf16 (ld_src): exact.

@@ -98,6 +98,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (kNorm)
     for (int v = tid; v < vrow; v += kThreads) cp16(g_s + 8 * v, g + k0 + 8 * v);
   cp_commit();
+  // The next kernel on the stream may start its own prologue (a chained
+  // call of this one: its W prefetch) while this one computes; it reads
+  // what this one writes only after its own dependency wait.
+  allow_dependents();
   cudaGridDependencySynchronize();  // N (or Z) and S complete and visible; a no-op without a programmatic launch
   for (int row = warp; row < Mp; row += kWarps)
     for (int v = lane; v < vrow; v += 32) {
@@ -127,8 +131,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cluster.sync();  // every slice's sums written
     for (int m = tid; m < M; m += kThreads) {
-      float t = *cluster.map_shared_rank(ss_s + m, 0);
-      for (int q = 1; q < ks; ++q) t = __fadd_rn(t, *cluster.map_shared_rank(ss_s + m, q));
+      float part[kMaxSlices];  // the ks remote reads issued together, then added in slice order
+#pragma unroll
+      for (int q = 0; q < kMaxSlices; ++q)
+        if (q < ks) part[q] = *cluster.map_shared_rank(ss_s + m, q);
+      float t = part[0];
+#pragma unroll
+      for (int q = 1; q < kMaxSlices; ++q)
+        if (q < ks) t = __fadd_rn(t, part[q]);
       rs_s[m] = rstd_of(t, K, eps);
     }
     __syncthreads();
@@ -211,7 +221,7 @@ cudaLaunchConfig_t config(const ShardGemmPlan& pl, int n, bool pdl, cudaStream_t
 
 }  // namespace
 
-ShardGemmPlan shard_gemm_plan(int M, int n, int K) {
+ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct) {
   int dev = 0, major = 0, optin = 0, sms = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
@@ -226,7 +236,7 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K) {
   ShardGemmPlan best;
   double best_eff = -1;
   for (int ct : {4, 2, 1}) {
-    if ((n / kCols) % ct != 0) continue;
+    if ((n / kCols) % ct != 0 || (force_ct > 0 && ct != force_ct)) continue;
     ShardGemmPlan pl;
     pl.ks = ks;
     pl.ct = ct;

@@ -86,7 +86,9 @@ Result<int> run_bench(const BenchOptions& o) {
       gpu::NormChoice k;
     };
     const NormRow variants[] = {{"rmsnorm", {}},
+                                {"rmsnorm-pdl", {-1, 0, 0, false, 256, true}},
                                 {"rmsnorm-block", {1, 0, 0, false}},
+                                {"rmsnorm-block512", {1, 0, 0, false, 512, false}},
                                 {"rmsnorm-warp", {0, 1, 0, false}},
                                 {"rmsnorm-warp-p2", {0, 2, 0, false}},
                                 {"rmsnorm-warp-s", {0, 1, 0, true}},
@@ -95,6 +97,10 @@ Result<int> run_bench(const BenchOptions& o) {
     for (const NormRow& v : variants) {
       if (!gpu::norm_choice_applies(v.k, p.L)) continue;  // that kernel does not take this L
       auto t = gpu::time_rmsnorm(p, in, o.reps, v.k);
+      if (!t.ok() && v.k.chained) {  // no programmatic launch on this device
+        std::printf("# %s not timed at M %d: %s\n", v.what, p.M, t.error().describe().c_str());
+        continue;
+      }
       if (!t.ok()) return t.error();
       row(v.what, p, *t, norm_bytes, 0);
     }
@@ -114,6 +120,19 @@ Result<int> run_bench(const BenchOptions& o) {
       row("tier0-cublas", p, *tc, bytes, flops);
       if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
       if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
+      // The fused kernel's column tiles a cluster forced, and its calls
+      // chained by programmatic launch (cuda_bench.hpp's Tier0Variant).
+      if (tf.ok()) {
+        for (int ct : {1, 2, 4}) {
+          auto tv = gpu::time_tier0_kernel(p, in, o.reps, true, gpu::Tier0Variant{ct, false});
+          const std::string what = cat("tier0-fused-c", ct);
+          if (tv.ok()) row(what.c_str(), p, *tv, bytes, flops);
+          else std::printf("# %s not timed at M %d: %s\n", what.c_str(), p.M, tv.error().describe().c_str());
+        }
+        auto tp = gpu::time_tier0_kernel(p, in, o.reps, true, gpu::Tier0Variant{0, true});
+        if (tp.ok()) row("tier0-fused-pdl", p, *tp, bytes, flops);
+        else std::printf("# tier0-fused-pdl not timed at M %d: %s\n", p.M, tp.error().describe().c_str());
+      }
     }
     auto wd = gpu::time_widen(p, in, o.reps);
     if (!wd.ok()) return wd.error();
@@ -132,6 +151,11 @@ Result<int> run_bench(const BenchOptions& o) {
         if (!ar.ok()) return ar.error();
         row(a == Algo::ring ? "allreduce-ring" : "allreduce-1shot", p, *ar, ar_bytes, 0);
       }
+    if (p.T >= 2) {  // the Lamport all-gather: clear, publish, every rank's read (cuda_bench.hpp)
+      auto lg = gpu::time_fake_lamport(p, o.reps);
+      if (!lg.ok()) return lg.error();
+      row("lamport-allgather", p, *lg, 2.0 * M * H * (3 + 2.0 * p.T), 0);
+    }
     auto gm = gpu::time_gemm_full(p, in, o.reps);
     if (!gm.ok()) return gm.error();
     row("gemm-full", p, *gm, 2 * (M * L + H * L) + 4 * 2 * M * H, 2 * M * H * L);
@@ -146,10 +170,16 @@ Result<int> run_bench(const BenchOptions& o) {
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
               "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-fused, -split or\n"
               "# -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch); tier0-split:\n"
-              "# the RMSNorm kernel, then that kernel; tier0-cublas: the library composition (RMSNorm, widen, cuBLAS with the\n"
+              "# the RMSNorm kernel, then that kernel; tier0-fused-cN: that kernel with N 16-column tiles a cluster;\n"
+              "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
+              "# rmsnorm: ltt's kernel (a block of 256 threads a row for L <= 4096); rmsnorm-pdl: the same, each call a\n"
+              "# programmatic dependent of the one before (its launch overlaps that call's tail; it reads Z after that call ends);\n"
+              "# tier0-cublas: the library composition (RMSNorm, widen, cuBLAS with the\n"
               "# addend, round); rmsnorm*, tier0-*, gemm-full and launch-graph by CUDA-graph replay of 20 calls in a row (per\n"
               "# call); launch: one small kernel inside a stream of 200; gemm-shard: one of 20 back-to-back shard GEMMs;\n"
-              "# allreduce-*: ltt's all-reduce kernel over the T fake ranks (R to Z), where T M L elements exceed twice the L2; wall %.1f s\n",
+              "# allreduce-*: ltt's all-reduce kernel over the T fake ranks (R to Z), where T M L elements exceed twice the L2;\n"
+              "# lamport-allgather: tier 0's all-gather on the T fake ranks (the receive buffer cleared to -0, the T shards\n"
+              "# published into it, T reads of it into each rank's Y: bytes 2 M H (3 + 2 T)); wall %.1f s\n",
               now_seconds() - wall0);
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
