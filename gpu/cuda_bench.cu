@@ -384,9 +384,13 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormCh
   LTT_TRY(copies(c.R[0], ML, sets, z, c.s));
   LTT_TRY(copies(nullptr, ML, sets, n, c.s));
   const NormKernel k{kc.block_row, kc.rows_per_warp, kc.streaming, kc.warp_rows_per_block, kc.block_threads, kc.chained};
-  // Correct first: the kernel's N against ltt's default kernel's, every
-  // element within one bf16 step (another order of the fp32 sum of squares
-  // may move a rounding by one), and bit for bit where it is that kernel.
+  // Correct first: the kernel's N against ltt's default kernel's, bit for
+  // bit where it is that kernel, else every element within two bf16 steps.
+  // Another order of the fp32 sum of squares moves rstd by a few fp32 ulps,
+  // so bf16(z rstd) by at most one step u; times g that is |g| u < 2 steps of
+  // the product's own spacing, and the two roundings of a monotone rounding
+  // of values less than 2 steps apart land at most 2 steps apart. (One step
+  // allowed failed at M 8192 for the 512-thread kernel: 0xbf30 against 0xbf2e.)
   std::vector<uint16_t> want(ML), got(ML);
   LTT_TRY(rmsnorm(z[0].get(), p.L, c.g.get(), n[0].get(), p.M, p.L, c.eps(), NormOrder::round_then_weight, c.s));
   LTT_CUDA(cudaMemcpyAsync(want.data(), n[0].get(), ML * sizeof(bf), cudaMemcpyDeviceToHost, c.s));
@@ -397,7 +401,7 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormCh
   const bool same_kernel = kc.block_row != 0 && kc.warp_rows_per_block <= 0 && kc.block_threads == 256 && p.L <= 4096;
   for (size_t e = 0; e < ML; ++e) {
     const int a = want[e], b = got[e];
-    const bool near = (a & 0x8000) == (b & 0x8000) && std::abs((a & 0x7fff) - (b & 0x7fff)) <= 1;
+    const bool near = (a & 0x8000) == (b & 0x8000) && std::abs((a & 0x7fff) - (b & 0x7fff)) <= 2;
     if (a != b && (same_kernel || !near))
       return LTT_ERR(Errc::internal, "rmsnorm variant: N[", e / p.L, ", ", e % p.L, "] = 0x", std::hex, b,
                      " where ltt's kernel gives 0x", a);
