@@ -4,10 +4,11 @@
 // fused order of elem.cuh), so the whole per-rank compute is one launch.
 //
 // A cluster of ks blocks (Hopper) owns 16 ct output columns; block q of the
-// cluster holds slice q of K: W's rows of those columns and the M rows of
-// N (or Z) in shared memory, loaded with cp.async, W's before the kernel
-// waits for the one that makes N or Z (a programmatic dependent), so W
-// streams in while that kernel still runs. RMSNorm: each block sums the
+// cluster holds slice q of K: W's rows of those columns (cp.async, issued
+// before the kernel waits for the one that makes N or Z, a programmatic
+// dependent, so W streams in while that kernel still runs) and the M rows
+// of N (or Z) in shared memory (through registers, while W streams in), and
+// fetches the S of its share of the outputs early. RMSNorm: each block sums the
 // squares of its slice per row; the cluster's ks partial sums, read through
 // distributed shared memory in slice order, give every block the same rstd;
 // the block normalises its slice in place. Tensor cores (WMMA 16x16x16, bf16,
@@ -27,7 +28,9 @@ namespace ltt::gpu {
 
 namespace {
 
-constexpr int kThreads = 256, kWarps = kThreads / 32;
+constexpr int kThreads = 512, kWarps = kThreads / 32;  // 16 warps: short serial chains a warp (bench/results/h200.md)
+constexpr int kBatch = 8;      // 16-byte loads a thread in flight while N (or Z) moves to shared memory
+constexpr int kSPre = 2;       // S elements a thread fetches early for the epilogue (the epilogue names both)
 constexpr int kCols = 16;     // a column tile: 16 output columns
 constexpr int kMaxSlices = 8;  // the portable cluster size
 // Shared-memory rows padded by 8 elements (16 bytes): a row stride that is a
@@ -38,7 +41,7 @@ constexpr int kPad = 8;
 
 // The shared-memory carve-up of one block, in bytes from its start.
 struct Carve {
-  size_t w, a, p, s, g, ss, rs, total;
+  size_t w, a, p, g, ss, rs, total;
 };
 __host__ __device__ Carve carve(int M, int ct, int kp, int Kc) {
   const size_t ld = static_cast<size_t>(Kc + kPad), w = static_cast<size_t>(ct) * kCols,
@@ -47,8 +50,7 @@ __host__ __device__ Carve carve(int M, int ct, int kp, int Kc) {
   c.w = 0;                                             // W: [w][ld] bf16
   c.a = c.w + 2 * w * ld;                              // N: [Mp][ld] bf16, zero past M
   c.p = c.a + 2 * Mp * ld;                             // partial products: [kp][Mp][w] fp32
-  c.s = c.p + 4 * static_cast<size_t>(kp) * Mp * w;    // S: [M][w] bf16
-  c.g = c.s + ((2 * static_cast<size_t>(M) * w + 15) / 16) * 16;  // g's slice: [Kc] bf16
+  c.g = c.p + 4 * static_cast<size_t>(kp) * Mp * w;    // g's slice: [Kc] bf16
   c.ss = c.g + 2 * static_cast<size_t>(Kc);            // per row: the slice's sum of squares, rstd
   c.rs = c.ss + 4 * Mp;
   c.total = c.rs + 4 * Mp;
@@ -85,37 +87,51 @@ __global__ void __launch_bounds__(kThreads, 1)
   bf* w_s = reinterpret_cast<bf*>(smem + cv.w);
   bf* a_s = reinterpret_cast<bf*>(smem + cv.a);
   float* p_s = reinterpret_cast<float*>(smem + cv.p);
-  bf* s_s = reinterpret_cast<bf*>(smem + cv.s);
   bf* g_s = reinterpret_cast<bf*>(smem + cv.g);
   float* ss_s = reinterpret_cast<float*>(smem + cv.ss);
   float* rs_s = reinterpret_cast<float*>(smem + cv.rs);
 
-  // W's slice (and g's) first: they do not depend on the kernel before. A
-  // warp a row, a lane a 16-byte vector (no index division on the way).
+  // W's slice first: it does not depend on the kernel before. A warp a row,
+  // a lane a 16-byte vector (no index division on the way).
   for (int row = warp; row < w; row += kWarps)
     for (int v = lane; v < vrow; v += 32)
       cp16(w_s + static_cast<size_t>(row) * ld + 8 * v, W + static_cast<size_t>(col0 + row) * ldw + k0 + 8 * v);
-  if (kNorm)
-    for (int v = tid; v < vrow; v += kThreads) cp16(g_s + 8 * v, g + k0 + 8 * v);
   cp_commit();
+  uint4 gq = make_uint4(0, 0, 0, 0);  // g's slice, a vector a thread (vrow <= kThreads: the plan's)
+  if (kNorm && tid < vrow) gq = *reinterpret_cast<const uint4*>(g + k0 + 8 * tid);
   // The next kernel on the stream may start its own prologue (a chained
   // call of this one: its W prefetch) while this one computes; it reads
   // what this one writes only after its own dependency wait.
   allow_dependents();
   cudaGridDependencySynchronize();  // N (or Z) and S complete and visible; a no-op without a programmatic launch
-  for (int row = warp; row < Mp; row += kWarps)
-    for (int v = lane; v < vrow; v += 32) {
-      bf* dst = a_s + static_cast<size_t>(row) * ld + 8 * v;
-      if (row < M) cp16(dst, A + static_cast<size_t>(row) * lda + k0 + 8 * v);
-      else *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
-    }
-  const int wv = w / 8;  // 2, 4 or 8 vectors a row
-  for (int v = tid; v < M * wv; v += kThreads) {
-    const int row = v / wv, c8 = (v % wv) * 8;
-    cp16(s_s + static_cast<size_t>(row) * w + c8, S + static_cast<size_t>(row) * lds + col0 + c8);
+  // This block's share of the output elements (row-major [M][w]), and the
+  // S it adds there, fetched now so that the epilogue does not wait for it.
+  const int E = M * w, per = (E + ks - 1) / ks, e0 = slice * per, e1 = min(E, e0 + per);
+  float spre[kSPre];
+#pragma unroll
+  for (int i = 0; i < kSPre; ++i) {
+    const int e = e0 + tid + i * kThreads;
+    spre[i] = e < e1 ? f(S[static_cast<size_t>(e / w) * lds + col0 + e % w]) : 0.0f;
   }
-  cp_commit();
-  cp_wait_all();
+  // N (or Z) into shared memory through registers, kBatch loads a thread in
+  // flight, zero past M: the normalisation below runs while W still streams
+  // in (its cp.async group is waited for only before the product).
+  const int nvec = Mp * vrow;
+  for (int base = tid; base < nvec; base += kThreads * kBatch) {
+    uint4 q[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int v = base + b * kThreads, row = v / vrow, c8 = 8 * (v % vrow);
+      q[b] = make_uint4(0, 0, 0, 0);
+      if (v < nvec && row < M) q[b] = *reinterpret_cast<const uint4*>(A + static_cast<size_t>(row) * lda + k0 + c8);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int v = base + b * kThreads, row = v / vrow, c8 = 8 * (v % vrow);
+      if (v < nvec) *reinterpret_cast<uint4*>(a_s + static_cast<size_t>(row) * ld + c8) = q[b];
+    }
+  }
+  if (kNorm && tid < vrow) *reinterpret_cast<uint4*>(g_s + 8 * tid) = gq;
   __syncthreads();
 
   if (kNorm) {
@@ -149,8 +165,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         *zp = normalised8(*zp, *reinterpret_cast<const uint4*>(g_s + 8 * v), rstd, fused);
       }
     }
-    __syncthreads();
   }
+  cp_wait_all();  // W's slice in
+  __syncthreads();
 
   // The block's partial product: task (column tile c, row tile mt, K part).
   const int kper = Kc / 16 / kp;
@@ -170,7 +187,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     wmma::store_matrix_sync(p_s + (static_cast<size_t>(part) * Mp + 16 * mt) * w + 16 * c, acc, w, wmma::mem_row_major);
   }
   __syncthreads();
-  const int E = M * w;  // the block's output elements, row-major [M][w]
   if (kp > 1)
     for (int e = tid; e < E; e += kThreads) {
       float a = p_s[e];
@@ -180,8 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster.sync();  // every slice's product complete
 
   // This block's share of the elements: the ks slices in order, S, one rounding.
-  const int per = (E + ks - 1) / ks, e0 = slice * per, e1 = min(E, e0 + per);
-  for (int e = e0 + tid; e < e1; e += kThreads) {
+  for (int e = e0 + tid, i = 0; e < e1; e += kThreads, ++i) {
     float part[kMaxSlices];
 #pragma unroll
     for (int q = 0; q < kMaxSlices; ++q)
@@ -190,10 +205,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int q = 1; q < kMaxSlices; ++q)
       if (q < ks) acc = __fadd_rn(acc, part[q]);
-    acc = __fadd_rn(acc, f(s_s[e]));
+    const int row = e / w, col = e % w;
+    acc = __fadd_rn(acc, i == 0 ? spre[0] : i == 1 ? spre[1] : f(S[static_cast<size_t>(row) * lds + col0 + col]));
     bf y = r(acc);
     if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    const int row = e / w, col = e % w;
     Y[static_cast<size_t>(row) * ldy + col0 + col] = y;
   }
   cluster.sync();  // no block leaves while a sibling still reads its shared memory
@@ -231,6 +246,7 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct) {
   int ks = kMaxSlices;
   while (ks > 1 && K % (16 * ks) != 0) ks /= 2;
   const int Kc = K / ks, steps = Kc / 16, mtiles = (M + 15) / 16;
+  if (Kc / 8 > kThreads) return {};  // g's slice: a vector a thread
   // Column tiles per cluster: the split of n that keeps the SMs most evenly
   // busy (blocks over whole waves of one block an SM); ties to the wider.
   ShardGemmPlan best;
