@@ -167,13 +167,15 @@ struct GpuCtx {
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
 
-// Tier 0's per-rank step as one kernel (shard_gemm.cu, RMSNorm inside) up to
-// this many tokens, cuBLAS past it: on the H200 (bench/results/h200.md) the
-// kernel took 8.0 against cuBLAS's 14.3 us a rank at M 1 and 13.5 against
-// 15.0 at M 33, and lost at M 128 (26.6 against 16.4; its split form, the
-// collective normalising, 21.4). The kernel itself takes M up to 128
-// (kTier0KernelLimit: shared memory), so LTT_TIER0_PATH can force it there.
-constexpr int kTier0KernelMaxTokens = 48;
+// Tier 0's per-rank step up to this many tokens: the collective normalises
+// and one kernel (shard_gemm.cu) multiplies, adds S and rounds (split);
+// cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
+// split form took 7.9 us a rank at M 1, 10.1 at 33 and 11.6 at 64, against
+// 8.4, 12.1 and 14.7 with RMSNorm inside the kernel (fused) and 11.4, 12.1
+// and 14.2 with cuBLAS, and lost at M 128 (17.5 against cuBLAS's 15.0). The
+// kernel itself takes M up to 128 (kTier0KernelLimit: shared memory), so
+// LTT_TIER0_PATH can force it there.
+constexpr int kTier0KernelMaxTokens = 64;
 constexpr int kTier0KernelLimit = 128;
 
 // A case on the device: the context plus pristine copies of the partials, so

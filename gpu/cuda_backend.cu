@@ -287,7 +287,7 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   if (by_default && !taken)  // a forced tiling applies where the kernel would run, or says why not
     return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, ": tier 0's kernel cannot hold M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                      " with that many column tiles a cluster on this device; unset it to let ltt choose");
-  const Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::fused : Tier0Path::cublas;
+  const Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas;
   const char* env = std::getenv("LTT_TIER0_PATH");
   if (!env || !*env) return chosen;
   const std::string v = env;

@@ -43,7 +43,7 @@ bool supported_mutant(Mutant m);
 // fused: the collective writes Z and one kernel (shard_gemm.cu) normalises,
 // multiplies and adds; split: the collective normalises and that kernel
 // multiplies and adds; cublas: the collective normalises, then cuBLAS with
-// the addend and a rounding kernel. ltt runs fused for small M where the
+// the addend and a rounding kernel. ltt runs split for small M where the
 // device and shape allow the kernel (Hopper clusters), cublas otherwise
 // (ctx.cuh); LTT_TIER0_PATH=fused|split|cublas forces one (the tests run
 // each), and a forced path the kernel does not take is an error.

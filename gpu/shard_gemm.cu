@@ -107,11 +107,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   // This block's share of the output elements (row-major [M][w]), and the
   // S it adds there, fetched now so that the epilogue does not wait for it.
   const int E = M * w, per = (E + ks - 1) / ks, e0 = slice * per, e1 = min(E, e0 + per);
-  float spre[kSPre];
+  // (Kept as loaded, not converted: a warp stalls at the first instruction
+  // that uses a load's result, and these are first used in the epilogue.)
+  bf spre[kSPre];
 #pragma unroll
   for (int i = 0; i < kSPre; ++i) {
     const int e = e0 + tid + i * kThreads;
-    spre[i] = e < e1 ? f(S[static_cast<size_t>(e / w) * lds + col0 + e % w]) : 0.0f;
+    spre[i] = e < e1 ? S[static_cast<size_t>(e / w) * lds + col0 + e % w] : __ushort_as_bfloat16(0);
   }
   // N (or Z) into shared memory through registers, kBatch loads a thread in
   // flight, zero past M: the normalisation below runs while W still streams
@@ -206,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int q = 1; q < kMaxSlices; ++q)
       if (q < ks) acc = __fadd_rn(acc, part[q]);
     const int row = e / w, col = e % w;
-    acc = __fadd_rn(acc, i == 0 ? spre[0] : i == 1 ? spre[1] : f(S[static_cast<size_t>(row) * lds + col0 + col]));
+    acc = __fadd_rn(acc, f(i == 0 ? spre[0] : i == 1 ? spre[1] : S[static_cast<size_t>(row) * lds + col0 + col]));
     bf y = r(acc);
     if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
     Y[static_cast<size_t>(row) * ldy + col0 + col] = y;
