@@ -29,8 +29,6 @@ namespace ltt::gpu {
 namespace {
 
 constexpr int kThreads = 512, kWarps = kThreads / 32;  // 16 warps: short serial chains a warp (bench/results/h200.md)
-constexpr int kBatch = 8;      // 16-byte loads a thread in flight while N (or Z) moves to shared memory
-constexpr int kSPre = 2;       // S elements a thread fetches early for the epilogue (the epilogue names both)
 constexpr int kCols = 16;     // a column tile: 16 output columns
 constexpr int kMaxSlices = 8;  // the portable cluster size
 // Shared-memory rows padded by 8 elements (16 bytes): a row stride that is a
@@ -64,6 +62,21 @@ __device__ __forceinline__ void cp16(void* dst, const void* src) {
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+// The sum over the cluster's ks blocks of the float at x in each one's
+// shared memory, in slice order 0, 1, ..., ks-1 (the same bits whichever
+// block asks): the ks remote reads issued together, then added.
+__device__ __forceinline__ float slices_sum(cooperative_groups::cluster_group& cluster, float* x, int ks) {
+  float part[kMaxSlices];
+#pragma unroll
+  for (int q = 0; q < kMaxSlices; ++q)
+    if (q < ks) part[q] = *cluster.map_shared_rank(x, q);
+  float t = part[0];
+#pragma unroll
+  for (int q = 1; q < kMaxSlices; ++q)
+    if (q < ks) t = __fadd_rn(t, part[q]);
+  return t;
+}
 #endif
 
 // Grid (n / (16 ct), ks), clusters (1, ks, 1). kp: warps splitting K within
@@ -76,6 +89,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using namespace nvcuda;
   namespace cgs = cooperative_groups;
+  constexpr int kBatch = 8;  // 16-byte loads a thread in flight while N (or Z) moves to shared memory
+  constexpr int kSPre = 2;   // S elements a thread fetches early for the epilogue (the epilogue names both)
   cgs::cluster_group cluster = cgs::this_cluster();
   const int ks = static_cast<int>(cluster.num_blocks()), slice = static_cast<int>(cluster.block_rank());
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -149,15 +164,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cluster.sync();  // every slice's sums written
     for (int m = tid; m < M; m += kThreads) {
-      float part[kMaxSlices];  // the ks remote reads issued together, then added in slice order
-#pragma unroll
-      for (int q = 0; q < kMaxSlices; ++q)
-        if (q < ks) part[q] = *cluster.map_shared_rank(ss_s + m, q);
-      float t = part[0];
-#pragma unroll
-      for (int q = 1; q < kMaxSlices; ++q)
-        if (q < ks) t = __fadd_rn(t, part[q]);
-      rs_s[m] = rstd_of(t, K, eps);
+      rs_s[m] = rstd_of(slices_sum(cluster, ss_s + m, ks), K, eps);
     }
     __syncthreads();
     for (int row = warp; row < M; row += kWarps) {
@@ -199,14 +206,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // This block's share of the elements: the ks slices in order, S, one rounding.
   for (int e = e0 + tid, i = 0; e < e1; e += kThreads, ++i) {
-    float part[kMaxSlices];
-#pragma unroll
-    for (int q = 0; q < kMaxSlices; ++q)
-      if (q < ks) part[q] = *cluster.map_shared_rank(p_s + e, q);
-    float acc = part[0];
-#pragma unroll
-    for (int q = 1; q < kMaxSlices; ++q)
-      if (q < ks) acc = __fadd_rn(acc, part[q]);
+    float acc = slices_sum(cluster, p_s + e, ks);
     const int row = e / w, col = e % w;
     acc = __fadd_rn(acc, f(i == 0 ? spre[0] : i == 1 ? spre[1] : S[static_cast<size_t>(row) * lds + col0 + col]));
     bf y = r(acc);
