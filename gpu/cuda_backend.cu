@@ -282,24 +282,24 @@ Result<int> tier0_columns() {
 Result<Tier0Path> tier0_path(const Problem& p) {
   auto ct = tier0_columns();
   if (!ct.ok()) return ct.error();
-  const bool by_default = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
-  const bool taken = *ct ? p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks > 0 : by_default;
-  if (by_default && !taken)  // a forced tiling applies where the kernel would run, or says why not
+  const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
+  Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas;
+  if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
+    const std::string v = env;
+    if (v != "fused" && v != "split" && v != "cublas")
+      return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split or cublas");
+    if (v != "cublas" && !taken)
+      return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
+                       " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
+                       kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
+                       "fitting the device); unset it to let ltt choose");
+    chosen = v == "fused" ? Tier0Path::fused : v == "split" ? Tier0Path::split : Tier0Path::cublas;
+  }
+  // A forced tiling applies where the kernel runs, or says why it cannot.
+  if (chosen != Tier0Path::cublas && *ct && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks == 0)
     return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, ": tier 0's kernel cannot hold M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                      " with that many column tiles a cluster on this device; unset it to let ltt choose");
-  const Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas;
-  const char* env = std::getenv("LTT_TIER0_PATH");
-  if (!env || !*env) return chosen;
-  const std::string v = env;
-  if (v == "cublas") return Tier0Path::cublas;
-  if (v != "fused" && v != "split") return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split or cublas");
-  if (!taken)
-    return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
-                     *ct ? cat(" with LTT_TIER0_COLUMNS=", *ct) : std::string(),
-                     " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
-                     kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
-                     "fitting the device); unset it to let ltt choose");
-  return v == "fused" ? Tier0Path::fused : Tier0Path::split;
+  return chosen;
 }
 
 Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int fault_rank, Mutant mut, const Peers* peers,

@@ -49,7 +49,9 @@ bool supported_mutant(Mutant m);
 // each), and a forced path the kernel does not take is an error.
 // LTT_TIER0_COLUMNS=1|2|4 forces the kernel's 16-column tiles a cluster
 // (shard_gemm_plan's force_ct) wherever the kernel runs, so that ltt check
-// covers each tiling; one that cannot hold the shape is an error.
+// covers each tiling; one that cannot hold the shape is an error there.
+// tier0_columns() is its value (0 when unset).
+Result<int> tier0_columns();
 enum class Tier0Path { fused, split, cublas };
 Result<Tier0Path> tier0_path(const Problem& p);
 const char* tier0_path_name(Tier0Path t);

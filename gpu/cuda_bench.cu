@@ -364,8 +364,9 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
 }
 
 bool norm_choice_applies(const NormChoice& k, int L) {
+  // A chained call is the block-a-row kernel's option: its fast path only.
+  if (k.chained) return L % 8 == 0 && L <= 4096 && k.block_row != 0 && k.warp_rows_per_block <= 0 && k.block_threads == 256;
   if (L % 8 != 0) return k.block_row < 0 && k.warp_rows_per_block <= 0 && !k.streaming;  // the scalar kernel either way
-  if (k.chained) return L <= 4096 && k.block_row != 0 && k.warp_rows_per_block <= 0;  // the block-a-row kernel's option
   if (k.block_row > 0) return L <= 4096;
   if (k.warp_rows_per_block > 0) return L <= 256 * 16;
   if (k.block_row == 0) return L <= 256 * 14 && (!k.streaming || L > 256 * 8);
@@ -419,9 +420,12 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   GpuCtx& c = g.c;
   const int M = p.M, L = p.L, Hs = p.Hs();
   if (v.chained && !c.pdl) return LTT_USAGE("chained calls of tier 0's kernel need programmatic launch (compute capability 9.0)");
-  const ShardGemmPlan pl = shard_gemm_plan(M, Hs, L, v.ct);
+  auto forced = tier0_columns();  // LTT_TIER0_COLUMNS, as the pipeline takes it, where the row names no tiling
+  if (!forced.ok()) return forced.error();
+  const int ct = v.ct ? v.ct : *forced;
+  const ShardGemmPlan pl = shard_gemm_plan(M, Hs, L, ct);
   if (!pl.ks)
-    return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, v.ct ? cat(" with ", v.ct, " column tiles") : "",
+    return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, ct ? cat(" with ", ct, " column tiles") : "",
                      " on this device");
   const size_t wn = static_cast<size_t>(Hs) * L;  // W's shard: what comes from memory (a decode step's weights are not in L2)
   const int sets = rotation_sets(wn * sizeof(bf));

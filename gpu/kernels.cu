@@ -505,7 +505,7 @@ __device__ __forceinline__ uint4 load_volatile(const uint4* p) {
   uint4 v;
   asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
+               : "l"(__cvta_generic_to_global(p))
                : "memory");
   return v;
 }

@@ -69,11 +69,12 @@ Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf*
                       cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
-// aligned) hold a row in registers: a block of 256 threads a row by default
-// (L up to 4096), else a warp a row (L up to 3584), the one-pass warp kernel
-// (L up to 4096) or a block a row reading it twice. NormKernel picks one for
-// a benchmark's comparison; each kernel's order of additions is fixed, so a
-// kernel gives the same bits every run.
+// aligned) hold a row in registers: by default a block of 256 threads a row
+// (L up to 4096); past 4096, or off the fast paths, a block a row that reads
+// it twice. NormKernel forces another for a benchmark's comparison: a warp a
+// row (L up to 3584) or the one-pass warp kernel (L up to 4096). Each
+// kernel's order of additions is fixed, so a kernel gives the same bits
+// every run.
 struct NormKernel {
   int block_row = -1;           // 1: a block a row; 0: not; -1: the default
   int rows_per_warp = 0;        // the warp kernel: about this many rows a warp, the next one's loads in flight (0: one)

@@ -258,11 +258,15 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct) {
     ShardGemmPlan pl;
     pl.ks = ks;
     pl.ct = ct;
-    pl.kp = 1;
-    for (int d = 1; d <= steps; ++d)  // the widest K split the block's 8 warps can use
-      if (steps % d == 0 && d * ct * mtiles <= kWarps) pl.kp = d;
+    // The widest K split (a divisor of the slice's 16-steps) that gives the
+    // block's warps no more tasks than warps and whose partial products fit
+    // in shared memory; 1 (the warps looping over tasks) where none wider does.
+    pl.kp = 0;
+    for (int d = 1; d <= steps; ++d)
+      if (steps % d == 0 && (d == 1 || d * ct * mtiles <= kWarps) && carve(M, ct, d, Kc).total <= static_cast<size_t>(optin))
+        pl.kp = d;
+    if (pl.kp == 0) continue;
     pl.smem = carve(M, ct, pl.kp, Kc).total;
-    if (pl.smem > static_cast<size_t>(optin)) continue;
     const int blocks = n / (ct * kCols) * ks, waves = (blocks + sms - 1) / sms;
     const double eff = static_cast<double>(blocks) / (static_cast<double>(waves) * sms);
     if (eff > best_eff + 1e-9) best = pl, best_eff = eff;

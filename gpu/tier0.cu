@@ -4,8 +4,8 @@
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
 // N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel,
-// shard_gemm.cu, which also normalises Z for small M; cuBLAS for shapes it
-// does not take: cuda_backend.hpp's Tier0Path); then Y = the Lamport
+// shard_gemm.cu, for small M, which normalises Z itself on the fused path;
+// cuBLAS past it: cuda_backend.hpp's Tier0Path); then Y = the Lamport
 // all-gather of the Y^(r).
 // Fake ranks share the process's receive buffer (three, rotating across
 // cases); ranks in several processes each have their own three, written by
