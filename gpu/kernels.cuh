@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "problem.hpp"
+#include "shard_plan.hpp"
 #include "status.hpp"
 
 namespace ltt::gpu {
@@ -54,13 +55,8 @@ Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf*
 // ks 0 where the shape, M or the device is not taken (cuBLAS then). pdl:
 // launched as a programmatic dependent of the kernel before it on the stream.
 // A launch takes a plan shard_gemm_plan() made for its shape on this device
-// (which also lets the kernels use that much shared memory).
-struct ShardGemmPlan {
-  int ks = 0;      // K slices: blocks of a cluster
-  int ct = 0;      // 16-column tiles a cluster owns
-  int kp = 0;      // warps of a block splitting its slice of K
-  size_t smem = 0; // shared memory a block, bytes
-};
+// (plan_shard_gemm()'s rules, shard_plan.hpp, with the device's SMs and
+// shared memory; it also lets the kernels use that much shared memory).
 // force_ct 1, 2 or 4: that many column tiles a cluster, or no plan (a
 // benchmark's comparison); 0: the plan's own choice.
 ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct = 0);

@@ -21,6 +21,7 @@
 #include "cuda_check.cuh"
 #include "elem.cuh"
 #include "kernels.cuh"
+#include "shard_plan.hpp"
 
 #include <mma.h>  // after cuda_bf16.h (kernels.cuh): its bf16 fragments need it
 
@@ -28,32 +29,7 @@ namespace ltt::gpu {
 
 namespace {
 
-constexpr int kThreads = 512, kWarps = kThreads / 32;  // 16 warps: short serial chains a warp (bench/results/h200.md)
-constexpr int kCols = 16;     // a column tile: 16 output columns
-constexpr int kMaxSlices = 8;  // the portable cluster size
-// Shared-memory rows padded by 8 elements (16 bytes): a row stride that is a
-// multiple of 128 bytes would put all 16 rows of a fragment on the same
-// banks; WMMA wants strides of a multiple of 8 elements and 256-bit aligned
-// fragment pointers, which every tile's pointer keeps.
-constexpr int kPad = 8;
-
-// The shared-memory carve-up of one block, in bytes from its start.
-struct Carve {
-  size_t w, a, p, g, ss, rs, total;
-};
-__host__ __device__ Carve carve(int M, int ct, int kp, int Kc) {
-  const size_t ld = static_cast<size_t>(Kc + kPad), w = static_cast<size_t>(ct) * kCols,
-               Mp = static_cast<size_t>((M + 15) / 16) * 16;
-  Carve c{};
-  c.w = 0;                                             // W: [w][ld] bf16
-  c.a = c.w + 2 * w * ld;                              // N: [Mp][ld] bf16, zero past M
-  c.p = c.a + 2 * Mp * ld;                             // partial products: [kp][Mp][w] fp32
-  c.g = c.p + 4 * static_cast<size_t>(kp) * Mp * w;    // g's slice: [Kc] bf16
-  c.ss = c.g + 2 * static_cast<size_t>(Kc);            // per row: the slice's sum of squares, rstd
-  c.rs = c.ss + 4 * Mp;
-  c.total = c.rs + 4 * Mp;
-  return c;
-}
+using namespace shard;
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // what the kernel's Hopper body uses
 __device__ __forceinline__ void cp16(void* dst, const void* src) {
@@ -244,33 +220,8 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct) {
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     return {};
-  if (major < 9 || M < 1 || n % kCols != 0 || K % 16 != 0) return {};
-  int ks = kMaxSlices;
-  while (ks > 1 && K % (16 * ks) != 0) ks /= 2;
-  const int Kc = K / ks, steps = Kc / 16, mtiles = (M + 15) / 16;
-  if (Kc / 8 > kThreads) return {};  // g's slice: a vector a thread
-  // Column tiles per cluster: the split of n that keeps the SMs most evenly
-  // busy (blocks over whole waves of one block an SM); ties to the wider.
-  ShardGemmPlan best;
-  double best_eff = -1;
-  for (int ct : {4, 2, 1}) {
-    if ((n / kCols) % ct != 0 || (force_ct > 0 && ct != force_ct)) continue;
-    ShardGemmPlan pl;
-    pl.ks = ks;
-    pl.ct = ct;
-    // The widest K split (a divisor of the slice's 16-steps) that gives the
-    // block's warps no more tasks than warps and whose partial products fit
-    // in shared memory; 1 (the warps looping over tasks) where none wider does.
-    pl.kp = 0;
-    for (int d = 1; d <= steps; ++d)
-      if (steps % d == 0 && (d == 1 || d * ct * mtiles <= kWarps) && carve(M, ct, d, Kc).total <= static_cast<size_t>(optin))
-        pl.kp = d;
-    if (pl.kp == 0) continue;
-    pl.smem = carve(M, ct, pl.kp, Kc).total;
-    const int blocks = n / (ct * kCols) * ks, waves = (blocks + sms - 1) / sms;
-    const double eff = static_cast<double>(blocks) / (static_cast<double>(waves) * sms);
-    if (eff > best_eff + 1e-9) best = pl, best_eff = eff;
-  }
+  if (major < 9) return {};
+  const ShardGemmPlan best = plan_shard_gemm(M, n, K, force_ct, sms, static_cast<size_t>(optin));
   if (!best.ks) return {};
   // The kernels may take up to the device's whole opt-in shared memory (set
   // here, once a plan, not at every launch: a launch needs a plan), and the

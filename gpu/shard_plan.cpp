@@ -1,0 +1,33 @@
+// plan_shard_gemm(): shard_plan.hpp. Built with or without CUDA.
+#include "shard_plan.hpp"
+
+#include <initializer_list>
+
+namespace ltt::gpu {
+
+ShardGemmPlan plan_shard_gemm(int M, int n, int K, int force_ct, int sms, size_t smem_optin) {
+  using namespace shard;
+  if (M < 1 || n < kCols || n % kCols != 0 || K < 16 || K % 16 != 0 || sms < 1) return {};
+  int ks = kMaxSlices;
+  while (ks > 1 && K % (16 * ks) != 0) ks /= 2;
+  const int Kc = K / ks, steps = Kc / 16, mtiles = (M + 15) / 16;
+  if (Kc / 8 > kThreads) return {};  // g's slice: a vector a thread
+  ShardGemmPlan best;
+  double best_eff = -1;
+  for (int ct : {4, 2, 1}) {
+    if ((n / kCols) % ct != 0 || (force_ct > 0 && ct != force_ct)) continue;
+    ShardGemmPlan pl;
+    pl.ks = ks;
+    pl.ct = ct;
+    for (int d = 1; d <= steps; ++d)
+      if (steps % d == 0 && (d == 1 || d * ct * mtiles <= kWarps) && carve(M, ct, d, Kc).total <= smem_optin) pl.kp = d;
+    if (pl.kp == 0) continue;
+    pl.smem = carve(M, ct, pl.kp, Kc).total;
+    const int blocks = n / (ct * kCols) * ks, waves = (blocks + sms - 1) / sms;
+    const double eff = static_cast<double>(blocks) / (static_cast<double>(waves) * sms);
+    if (eff > best_eff + 1e-9) best = pl, best_eff = eff;
+  }
+  return best;
+}
+
+}  // namespace ltt::gpu

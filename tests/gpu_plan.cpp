@@ -1,0 +1,117 @@
+// gpu_plan: the rules by which tier 0's kernel splits its work
+// (gpu/shard_plan.hpp), tested without a GPU: the plans the H200 ran for
+// k3 (T 8 and 16), the invariants the kernel relies on over a sweep of
+// shapes (slices that divide K, a K split that divides a slice and gives no
+// warp two tasks unless it is 1, shared memory within the device's), the
+// K split narrowing to fit the shared memory, and the shapes it refuses.
+#include <doctest/doctest.h>
+
+#include <initializer_list>
+
+#include "shard_plan.hpp"
+
+using namespace ltt::gpu;
+using shard::carve;
+
+namespace {
+
+constexpr int kSms = 132;                 // the H200
+constexpr size_t kOptin = 227 * 1024;     // its shared memory a block (opt-in)
+
+// What the kernel (shard_gemm.cu) assumes of a plan for M, n, K.
+void check_invariants(const ShardGemmPlan& pl, int M, int n, int K, size_t optin) {
+  using namespace shard;
+  REQUIRE(pl.ks > 0);
+  CHECK(pl.ks <= kMaxSlices);
+  CHECK(K % (16 * pl.ks) == 0);
+  CHECK((pl.ks == kMaxSlices || K % (32 * pl.ks) != 0));  // the most slices that divide K
+  CHECK((pl.ct == 1 || pl.ct == 2 || pl.ct == 4));
+  CHECK(n % (kCols * pl.ct) == 0);
+  const int Kc = K / pl.ks, steps = Kc / 16, mtiles = (M + 15) / 16;
+  CHECK(Kc / 8 <= kThreads);  // g's slice: a vector a thread
+  REQUIRE(pl.kp >= 1);
+  CHECK(steps % pl.kp == 0);
+  CHECK((pl.kp == 1 || pl.kp * pl.ct * mtiles <= kWarps));
+  CHECK(pl.smem == carve(M, pl.ct, pl.kp, Kc).total);
+  CHECK(pl.smem <= optin);
+}
+
+}  // namespace
+
+TEST_CASE("gpu_plan: k3 on the H200, the plans its runs used") {
+  struct Want {
+    int n, M, ct, kp;
+    size_t smem;
+  };
+  // T 8 (n 896) and T 16 (n 448), K = L = 3584: 8 slices of 448.
+  const Want want[] = {{896, 1, 4, 4, 90368},   {896, 16, 4, 4, 90368},  {896, 17, 4, 2, 105088},
+                       {896, 33, 4, 1, 115712}, {896, 128, 4, 1, 209792}, {448, 1, 2, 7, 59136},
+                       {448, 33, 2, 2, 86528},  {448, 128, 2, 1, 164224}};
+  for (const Want& w : want) {
+    CAPTURE(w.n);
+    CAPTURE(w.M);
+    const ShardGemmPlan pl = plan_shard_gemm(w.M, w.n, 3584, 0, kSms, kOptin);
+    check_invariants(pl, w.M, w.n, 3584, kOptin);
+    CHECK(pl.ks == 8);
+    CHECK(pl.ct == w.ct);
+    CHECK(pl.kp == w.kp);
+    CHECK(pl.smem == w.smem);
+  }
+}
+
+TEST_CASE("gpu_plan: more tasks than warps keep a K split of 1, not no plan") {
+  // M 128 at 4 column tiles: 32 tile tasks for 16 warps.
+  const ShardGemmPlan pl = plan_shard_gemm(128, 896, 3584, 4, kSms, kOptin);
+  check_invariants(pl, 128, 896, 3584, kOptin);
+  CHECK(pl.ct == 4);
+  CHECK(pl.kp == 1);
+}
+
+TEST_CASE("gpu_plan: every plan over a sweep of shapes is one the kernel can run") {
+  int plans = 0;
+  for (int K : {16, 48, 128, 576, 1024, 3584, 4096, 7168})
+    for (int n : {16, 32, 48, 64, 96, 448, 896})
+      for (int M : {1, 2, 15, 16, 17, 31, 48, 64, 65, 100, 128})
+        for (int ct : {0, 1, 2, 4}) {
+          CAPTURE(K);
+          CAPTURE(n);
+          CAPTURE(M);
+          CAPTURE(ct);
+          const ShardGemmPlan pl = plan_shard_gemm(M, n, K, ct, kSms, kOptin);
+          if (pl.ks == 0) {
+            // Refused only where no tiling allowed here (the forced one, or
+            // any of 4, 2, 1) divides n and fits with a K split of 1.
+            int ks = shard::kMaxSlices;
+            while (ks > 1 && K % (16 * ks) != 0) ks /= 2;
+            bool some_fits = false;
+            for (int c : {4, 2, 1})
+              if ((ct == 0 || c == ct) && (n / shard::kCols) % c == 0 && carve(M, c, 1, K / ks).total <= kOptin)
+                some_fits = true;
+            CHECK_FALSE(some_fits);
+            continue;
+          }
+          ++plans;
+          check_invariants(pl, M, n, K, kOptin);
+          if (ct) CHECK(pl.ct == ct);
+        }
+  CHECK(plans > 1000);  // the sweep exercised the rules, not only refusals
+}
+
+TEST_CASE("gpu_plan: the K split narrows to fit the shared memory, and the plan fails past it") {
+  // M 1, n 896, K 3584 at 4 column tiles: K split 4 needs 90368 bytes, 1 needs 78080.
+  REQUIRE(carve(1, 4, 4, 448).total == 90368);
+  REQUIRE(carve(1, 4, 1, 448).total == 78080);
+  const ShardGemmPlan narrow = plan_shard_gemm(1, 896, 3584, 4, kSms, 80000);
+  check_invariants(narrow, 1, 896, 3584, 80000);
+  CHECK(narrow.kp == 1);
+  CHECK(plan_shard_gemm(1, 896, 3584, 4, kSms, 78079).ks == 0);
+}
+
+TEST_CASE("gpu_plan: shapes the kernel does not take") {
+  CHECK(plan_shard_gemm(0, 896, 3584, 0, kSms, kOptin).ks == 0);      // no rows
+  CHECK(plan_shard_gemm(1, 900, 3584, 0, kSms, kOptin).ks == 0);      // n not a multiple of 16
+  CHECK(plan_shard_gemm(1, 896, 3580, 0, kSms, kOptin).ks == 0);      // K not a multiple of 16
+  CHECK(plan_shard_gemm(1, 96, 3584, 4, kSms, kOptin).ks == 0);       // 6 column tiles do not split into 4s
+  CHECK(plan_shard_gemm(1, 896, 8 * 4112, 0, kSms, kOptin).ks == 0);  // a K slice over 4096
+  CHECK(plan_shard_gemm(128, 896, 3584, 0, kSms, 64 * 1024).ks == 0); // 128 rows of a slice do not fit in 64 KB
+}
