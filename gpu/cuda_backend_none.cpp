@@ -15,6 +15,7 @@ Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::v
 bool supported_mutant(Mutant) { return false; }
 bool have_nccl() { return false; }
 Result<Tier0Path> tier0_path(const Problem&) { return Tier0Path::cublas; }
+Result<int> tier0_columns() { return 0; }
 const char* tier0_path_name(Tier0Path) { return "cublas"; }
 
 Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
@@ -22,9 +23,10 @@ Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, in
 bool norm_choice_applies(const NormChoice&, int) { return false; }
 Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, NormChoice) { return cuda_available().error(); }
 Result<Timing> time_tier0_rank_cublas(const Problem&, const Inputs&, int) { return cuda_available().error(); }
-Result<Timing> time_tier0_kernel(const Problem&, const Inputs&, int, bool) { return cuda_available().error(); }
+Result<Timing> time_tier0_kernel(const Problem&, const Inputs&, int, bool, Tier0Variant) { return cuda_available().error(); }
 Result<Timing> time_fake_allreduce(const Problem&, const Inputs&, int, Algo) { return cuda_available().error(); }
 size_t l2_cache_bytes() { return 0; }
+Result<Timing> time_fake_lamport(const Problem&, int) { return cuda_available().error(); }
 Result<Timing> time_gemm_full(const Problem&, const Inputs&, int) { return cuda_available().error(); }
 
 Result<RanksInfo> ranks_info(const Peers&) { return cuda_available().error(); }
