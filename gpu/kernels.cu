@@ -434,32 +434,18 @@ __global__ void concat_k(const bf* R, const bf* S, bf* X, int M, int L, int H) {
 }
 
 __device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-__global__ void lamport_publish_k(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows,
-                                  int w, int skip) {
-  const int nq = q_hi - q_lo;
-  const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(n_dst) * rows * nq * w;
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
-    size_t x = e;
-    const size_t j = x % w;
-    x /= w;
-    const int q = q_lo + static_cast<int>(x % nq);
-    x /= nq;
-    const size_t i = x % rows;
-    const int d = static_cast<int>(x / rows);
-    if (q == skip) continue;
-    dst[d][i * ld + static_cast<size_t>(q) * w + j] = in[q][i * w + j];
-  }
-}
-
-// The same, 8 elements (16 bytes) a thread: w a multiple of 8; elements
-// whose addresses are not 16-byte aligned go one at a time.
-__global__ void lamport_publish_vec_k(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows,
-                                      int w, int skip) {
-  const int nq = q_hi - q_lo, wv = w / 8;
+// Rank q's shard row i, columns j.. j+V-1, into every receive buffer d
+// (row i, columns q w + j..), for the ranks q in [q_lo, q_hi) but skip: V
+// elements a thread, w a multiple of V (V 8: 16 bytes, one at a time where
+// an address is not 16-byte aligned).
+template <int V>
+__global__ void lamport_publish_k(const bf* const* in, bf* const* dst, int n_dst, int T, int q_lo, int q_hi, int rows, int w,
+                                  int skip) {
+  const int nq = q_hi - q_lo, wv = w / V;
   const size_t ld = static_cast<size_t>(T) * w, n = static_cast<size_t>(n_dst) * rows * nq * wv;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
     size_t x = e;
-    const size_t j = 8 * (x % wv);
+    const size_t j = V * (x % wv);
     x /= wv;
     const int q = q_lo + static_cast<int>(x % nq);
     x /= nq;
@@ -468,9 +454,9 @@ __global__ void lamport_publish_vec_k(const bf* const* in, bf* const* dst, int n
     if (q == skip) continue;
     const bf* src = in[q] + i * w + j;
     bf* to = dst[d] + i * ld + static_cast<size_t>(q) * w + j;
-    if (aligned16(src) && aligned16(to)) *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(src);
+    if (V == 8 && aligned16(src) && aligned16(to)) *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(src);
     else
-      for (int k = 0; k < 8; ++k) to[k] = src[k];
+      for (int k = 0; k < V; ++k) to[k] = src[k];
   }
 }
 
@@ -705,9 +691,9 @@ Status lamport_publish(const bf* const* in, bf* const* dst, int n_dst, int T, in
                        cudaStream_t s, int skip) {
   const size_t n = static_cast<size_t>(n_dst) * rows * (q_hi - q_lo) * w;
   if (w % 8 == 0)
-    lamport_publish_vec_k<<<blocks_for(n / 8), kThreads, 0, s>>>(in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
+    lamport_publish_k<8><<<blocks_for(n / 8), kThreads, 0, s>>>(in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
   else
-    lamport_publish_k<<<blocks_for(n), kThreads, 0, s>>>(in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
+    lamport_publish_k<1><<<blocks_for(n), kThreads, 0, s>>>(in, dst, n_dst, T, q_lo, q_hi, rows, w, skip);
   LTT_LAUNCHED();
   return {};
 }
