@@ -111,9 +111,9 @@ constexpr int kGraphCalls = 20;
 // the memory's and not the L2 cache's (the next call would otherwise find
 // its inputs there): enough sets of `bytes` to cover twice the L2, 1 to 32.
 int rotation_sets(size_t bytes) {
-  int dev = 0, l2 = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) return 32;
-  const size_t want = 2 * static_cast<size_t>(l2), k = (want + bytes - 1) / std::max<size_t>(bytes, 1);
+  const size_t l2 = l2_cache_bytes();
+  if (l2 == 0) return 32;
+  const size_t want = 2 * l2, k = (want + bytes - 1) / std::max<size_t>(bytes, 1);
   return static_cast<int>(std::clamp<size_t>(k, 1, 32));
 }
 // The graph's calls: a multiple of the sets, at least kGraphCalls.
