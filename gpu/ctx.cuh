@@ -176,6 +176,9 @@ struct GpuCtx {
 // kernel itself takes M up to 128 (kTier0KernelLimit: shared memory), so
 // LTT_TIER0_PATH can force it there.
 constexpr int kTier0KernelMaxTokens = 64;
+// Up to this many tokens the few-token kernel (shard_gemv.cu) instead: the
+// collective normalises, the kernel multiplies, adds S and rounds (gemv).
+constexpr int kTier0GemvMaxTokens = 16;
 constexpr int kTier0KernelLimit = 128;
 
 // A case on the device: the context plus pristine copies of the partials, so

@@ -267,7 +267,7 @@ int GpuCtx::lamport_next() {
 }
 
 const char* tier0_path_name(Tier0Path t) {
-  return t == Tier0Path::fused ? "fused" : t == Tier0Path::split ? "split" : "cublas";
+  return t == Tier0Path::fused ? "fused" : t == Tier0Path::split ? "split" : t == Tier0Path::gemv ? "gemv" : "cublas";
 }
 
 Result<int> tier0_columns() {
@@ -283,20 +283,31 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   auto ct = tier0_columns();
   if (!ct.ok()) return ct.error();
   const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
-  Tier0Path chosen = taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas;
+  const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L);
+  Tier0Path chosen = gemv && p.M <= kTier0GemvMaxTokens && !*ct ? Tier0Path::gemv
+                     : taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split
+                                                              : Tier0Path::cublas;
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
     const std::string v = env;
-    if (v != "fused" && v != "split" && v != "cublas")
-      return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split or cublas");
-    if (v != "cublas" && !taken)
+    if (v != "fused" && v != "split" && v != "gemv" && v != "cublas")
+      return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split, gemv or cublas");
+    if ((v == "fused" || v == "split") && !taken)
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                        " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
                        kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
                        "fitting the device); unset it to let ltt choose");
-    chosen = v == "fused" ? Tier0Path::fused : v == "split" ? Tier0Path::split : Tier0Path::cublas;
+    if (v == "gemv" && !gemv)
+      return LTT_USAGE("LTT_TIER0_PATH=gemv: tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
+                       p.L, " on this device (it needs compute capability 8.0, M <= ", gemv::kMaxTokens,
+                       ", H/T a multiple of ", gemv::kCols, ", L a multiple of ", gemv::kStep, " up to ",
+                       gemv::kWarps * gemv::kMaxSteps * gemv::kStep, "); unset it to let ltt choose");
+    if (v == "gemv" && *ct)
+      return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=gemv: the column tiles are the cluster kernel's "
+                       "(fused, split); unset one of them");
+    chosen = v == "fused" ? Tier0Path::fused : v == "split" ? Tier0Path::split : v == "gemv" ? Tier0Path::gemv : Tier0Path::cublas;
   }
   // A forced tiling applies where the kernel runs, or says why it cannot.
-  if (chosen != Tier0Path::cublas && *ct && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks == 0)
+  if ((chosen == Tier0Path::fused || chosen == Tier0Path::split) && *ct && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks == 0)
     return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, ": tier 0's kernel cannot hold M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                      " with that many column tiles a cluster on this device; unset it to let ltt choose");
   return chosen;
@@ -363,7 +374,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     auto path = tier0_path(p);
     if (!path.ok()) return path.error();
     c.t0path = *path;
-    if (c.t0path != Tier0Path::cublas) {
+    if (c.t0path == Tier0Path::fused || c.t0path == Tier0Path::split) {
       auto ct = tier0_columns();
       if (!ct.ok()) return ct.error();
       c.gemm_plan = shard_gemm_plan(p.M, p.Hs(), p.L, *ct);

@@ -363,6 +363,21 @@ Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const In
   return timed(g.c.s, reps, [&] { return run_pipeline(g); }, [&] { return g.reset(); });
 }
 
+Result<Timing> time_copy(size_t elems, int reps) {
+  auto rt = runtime_init(nullptr);
+  if (!rt.ok()) return rt.error();
+  const cudaStream_t s = rt->s;
+  const int sets = rotation_sets(2 * elems * sizeof(bf));
+  std::vector<DevBuf<bf>> a, b;
+  LTT_TRY(copies(nullptr, elems, sets, a, s));
+  LTT_TRY(copies(nullptr, elems, sets, b, s));
+  for (auto& x : a) LTT_CUDA(cudaMemsetAsync(x.get(), 0x3c, elems * sizeof(bf), s));
+  return timed_graph(s, reps, graph_calls(sets), [&](int i) -> Status {
+    LTT_CUDA(cudaMemcpyAsync(b[i % sets].get(), a[i % sets].get(), elems * sizeof(bf), cudaMemcpyDeviceToDevice, s));
+    return {};
+  });
+}
+
 bool norm_choice_applies(const NormChoice& k, int L) {
   // A chained call is the block-a-row kernel's option: its fast path only.
   if (k.chained) return L % 8 == 0 && L <= 4096 && k.block_row != 0 && k.warp_rows_per_block <= 0 && k.block_threads == 256;
@@ -423,8 +438,11 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   auto forced = tier0_columns();  // LTT_TIER0_COLUMNS, as the pipeline takes it, where the row names no tiling
   if (!forced.ok()) return forced.error();
   const int ct = v.ct ? v.ct : *forced;
-  const ShardGemmPlan pl = shard_gemm_plan(M, Hs, L, ct);
-  if (!pl.ks)
+  const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
+  if (v.gemv && (fused || !shard_gemv_available(M, Hs, L)))
+    return LTT_USAGE("tier 0's few-token kernel does not take M ", M, " n ", Hs, " K ", L, fused ? " normalising" : "",
+                     " on this device");
+  if (!v.gemv && !pl.ks)
     return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, ct ? cat(" with ", ct, " column tiles") : "",
                      " on this device");
   const size_t wn = static_cast<size_t>(Hs) * L;  // W's shard: what comes from memory (a decode step's weights are not in L2)
@@ -437,6 +455,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
       return shard_gemm_add(pl, c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
                             v.chained && c.pdl, c.s);
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
+    if (v.gemv) return shard_gemv_add(c.N.get(), L, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, c.pdl, c.s);
     return shard_gemm_add(pl, c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
                           c.pdl, c.s);
   });

@@ -16,6 +16,11 @@ struct Timing {
 
 // Device-to-device copy of `bytes` (read + written counted), GB/s, median.
 Result<double> copy_bandwidth(size_t bytes, int reps);
+// One device-to-device copy of `elems` bf16 (cudaMemcpyAsync: the driver's
+// copy, not ltt's), timed as the RMSNorm rows are (CUDA-graph replay,
+// buffers rotated over twice the L2): what a kernel that reads and writes
+// that many bytes once can hope for at that size, fixed costs included.
+Result<Timing> time_copy(size_t elems, int reps);
 // The tier's whole pipeline on all T fake ranks (collectives included); the
 // inputs are restored and the outputs poisoned between runs, untimed.
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);
@@ -44,10 +49,12 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // launches every fused call as a programmatic dependent of the call before,
 // as the pipeline launches the kernel after the collective: a call's W
 // prefetch overlaps the previous call's compute (its reads of Z and S wait
-// for that call to finish).
+// for that call to finish). `gemv` times the few-token kernel
+// (shard_gemv.cu) in the split form instead (ct and chained unused).
 struct Tier0Variant {
   int ct = 0;
   bool chained = false;
+  bool gemv = false;
 };
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v = {});

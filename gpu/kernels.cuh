@@ -3,7 +3,8 @@
 // process's own, and its siblings' mapped through CUDA IPC; the orders of
 // reference/comm.hpp), tier 0's fused collective and Lamport all-gather,
 // one-pass RMSNorm, conversions with the tier's rounding points, the fence
-// between processes on the device, and tier 0's per-rank kernel (shard_gemm.cu).
+// between processes on the device, and tier 0's per-rank kernels (shard_gemm.cu,
+// shard_gemv.cu).
 // Every fp32
 // operation is written with an _rn intrinsic: no contraction into FMA where
 // the contract fixes a rounding.
@@ -63,6 +64,13 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct = 0);
 Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W,
                       int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl,
                       cudaStream_t s);
+// The same step for few tokens, N given (shard_gemv.cu): a block 8 output
+// columns over all of K, all of W's loads in flight at once, tensor cores.
+// shard_gemv_available(): the device (compute capability 8.0 or later) and
+// the shape (gemv_takes(), shard_plan.hpp) are taken. pdl as above.
+bool shard_gemv_available(int M, int n, int K);
+Status shard_gemv_add(const bf* N, int ldn, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
+                      bool no_neg_zero, bool pdl, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
 // aligned) hold a row in registers: by default a block of 256 threads a row

@@ -1,4 +1,4 @@
-// plan_shard_gemm(): shard_plan.hpp. Built with or without CUDA.
+// plan_shard_gemm() and gemv_takes(): shard_plan.hpp. Built with or without CUDA.
 #include "shard_plan.hpp"
 
 #include <initializer_list>
@@ -28,6 +28,12 @@ ShardGemmPlan plan_shard_gemm(int M, int n, int K, int force_ct, int sms, size_t
     if (eff > best_eff + 1e-9) best = pl, best_eff = eff;
   }
   return best;
+}
+
+bool gemv_takes(int M, int n, int K) {
+  using namespace gemv;
+  return M >= 1 && M <= kMaxTokens && n >= kCols && n % kCols == 0 && K >= kStep && K % kStep == 0 &&
+         gemv_warp_steps(K) <= kMaxSteps;
 }
 
 }  // namespace ltt::gpu

@@ -57,4 +57,23 @@ constexpr Carve carve(int M, int ct, int kp, int Kc) {
 // warps no more tasks than warps and fits, else 1.
 ShardGemmPlan plan_shard_gemm(int M, int n, int K, int force_ct, int sms, size_t smem_optin);
 
+// Tier 0's kernel for few tokens (shard_gemv.cu), N given: a block owns 8
+// output columns over all of K, its 16 warps take K's 32-wide steps round
+// robin, and every lane has all its steps' W in flight at once; the tokens
+// are the rows of a 16x8x16 tensor-core product (zero past M).
+namespace gemv {
+constexpr int kThreads = 512, kWarps = kThreads / 32;
+constexpr int kCols = 8;        // output columns a block: the product's n
+constexpr int kMaxTokens = 16;  // the product's m
+constexpr int kStep = 32;       // K a warp step: 8 elements a lane, 4 lanes a row of W
+constexpr int kMaxSteps = 8;    // steps a warp (K up to 16 x 8 x 32 = 4096), all in registers
+}  // namespace gemv
+
+// Whether that kernel takes M rows, n columns and K (on a device of compute
+// capability 8.0 or later): 1 <= M <= 16, n a positive multiple of 8, K a
+// positive multiple of 32 up to 4096.
+bool gemv_takes(int M, int n, int K);
+// The steps a warp of that kernel takes for K (its template argument).
+constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 1) / gemv::kWarps; }
+
 }  // namespace ltt::gpu

@@ -5,7 +5,8 @@
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
 // N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel,
 // shard_gemm.cu, for small M, which normalises Z itself on the fused path;
-// cuBLAS past it: cuda_backend.hpp's Tier0Path); then Y = the Lamport
+// shard_gemv.cu for the fewest tokens; cuBLAS past them: cuda_backend.hpp's
+// Tier0Path); then Y = the Lamport
 // all-gather of the Y^(r).
 // Fake ranks share the process's receive buffer (three, rotating across
 // cases); ranks in several processes each have their own three, written by
@@ -27,6 +28,10 @@ Status run(GpuCtx& c) {
   const RankBufs& Ysh = c.shard_y;
   for (int r = c.lo(); r < c.hi(); ++r) {
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
+    if (c.t0path == Tier0Path::gemv) {  // one kernel for few tokens; the first loads W while the collective runs
+      LTT_TRY(shard_gemv_add(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));
+      continue;
+    }
     if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs
       LTT_TRY(shard_gemm_add(c.gemm_plan, c.Nr[r], L, norm_in_gemm ? c.g.get() : nullptr, c.eps(), NormOrder::fused, w, L,
                              c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));

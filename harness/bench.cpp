@@ -104,6 +104,11 @@ Result<int> run_bench(const BenchOptions& o) {
                                 {"rmsnorm-warp-s", {0, 1, 0, true}},
                                 {"rmsnorm-1pass-2r", {0, 0, 2, false}},
                                 {"rmsnorm-1pass-8r", {0, 0, 8, false}}};
+    {
+      auto t = gpu::time_copy(static_cast<size_t>(p.M) * p.L, o.reps);
+      if (!t.ok()) return t.error();
+      row("copy-norm", p, *t, norm_bytes - 2 * L, 0);
+    }
     for (const NormRow& v : variants) {
       if (!gpu::norm_choice_applies(v.k, p.L)) continue;  // that kernel does not take this L
       auto t = gpu::time_rmsnorm(p, in, o.reps, v.k);
@@ -119,15 +124,21 @@ Result<int> run_bench(const BenchOptions& o) {
       auto tf = gpu::time_tier0_kernel(p, in, o.reps, true), ts = gpu::time_tier0_kernel(p, in, o.reps, false);
       LTT_TRY(not_taken("tier0-fused", p, tf.status()));
       LTT_TRY(not_taken("tier0-split", p, ts.status()));
+      auto tg = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true});
+      LTT_TRY(not_taken("tier0-gemv", p, tg.status()));
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
       // The pipeline's own choice, from the same timings.
-      auto& mine = *path == gpu::Tier0Path::fused ? tf : *path == gpu::Tier0Path::split ? ts : tc;
+      auto& mine = *path == gpu::Tier0Path::fused   ? tf
+                   : *path == gpu::Tier0Path::split ? ts
+                   : *path == gpu::Tier0Path::gemv  ? tg
+                                                    : tc;
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
       row("tier0-cublas", p, *tc, bytes, flops);
       if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
       if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
+      if (tg.ok()) row("tier0-gemv", p, *tg, bytes, flops);
       // The fused kernel's column tiles a cluster forced, and its calls
       // chained by programmatic launch (cuda_bench.hpp's Tier0Variant).
       if (tf.ok()) {
@@ -176,10 +187,13 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-fused, -split or\n"
-              "# -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch); tier0-split:\n"
-              "# the RMSNorm kernel, then that kernel; tier0-fused-cN: that kernel with N 16-column tiles a cluster;\n"
+              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv, -split,\n"
+              "# -fused or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the RMSNorm kernel, then the few-token kernel\n"
+              "# (M <= 16); tier0-fused-cN: that kernel with N 16-column tiles a cluster;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
+              "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
+              "# what any kernel moving those bytes once can reach at this size;\n"
               "# rmsnorm: ltt's kernel (a block of 256 threads a row for L <= 4096); rmsnorm-pdl: the same, each call a\n"
               "# programmatic dependent of the one before (its launch overlaps that call's tail; it reads Z after that call ends);\n"
               "# tier0-cublas: the library composition (RMSNorm, widen, cuBLAS with the\n"

@@ -115,3 +115,30 @@ TEST_CASE("gpu_plan: shapes the kernel does not take") {
   CHECK(plan_shard_gemm(1, 896, 8 * 4112, 0, kSms, kOptin).ks == 0);  // a K slice over 4096
   CHECK(plan_shard_gemm(128, 896, 3584, 0, kSms, 64 * 1024).ks == 0); // 128 rows of a slice do not fit in 64 KB
 }
+
+TEST_CASE("gpu_plan: the few-token kernel's shapes (gemv_takes) and its steps a warp") {
+  // k3 at T 8 and 16: 112 steps of 32 over 16 warps, 7 a warp.
+  CHECK(gemv_takes(1, 896, 3584));
+  CHECK(gemv_takes(16, 448, 3584));
+  CHECK(gemv_warp_steps(3584) == 7);
+  // The edges: 16 tokens, 8 columns, K from one step to 16 x 8 steps.
+  CHECK(gemv_takes(16, 8, 32));
+  CHECK(gemv_warp_steps(32) == 1);
+  CHECK(gemv_takes(1, 8, 4096));
+  CHECK(gemv_warp_steps(4096) == gemv::kMaxSteps);
+  CHECK(gemv_warp_steps(576) == 2);  // 18 steps: warps 0 and 1 take two
+  CHECK_FALSE(gemv_takes(0, 896, 3584));   // no tokens
+  CHECK_FALSE(gemv_takes(17, 896, 3584));  // past the product's 16 rows
+  CHECK_FALSE(gemv_takes(1, 900, 3584));   // n not a multiple of 8
+  CHECK_FALSE(gemv_takes(1, 0, 3584));
+  CHECK_FALSE(gemv_takes(1, 896, 3580));   // K not a multiple of 32
+  CHECK_FALSE(gemv_takes(1, 896, 4128));   // 129 steps: 9 for warp 0
+  CHECK_FALSE(gemv_takes(1, 896, 0));
+  // Every shape it takes gives each warp at most kMaxSteps steps and covers K.
+  for (int K = 32; K <= 8192; K += 32) {
+    const int s = gemv_warp_steps(K);
+    CHECK(gemv_takes(1, 8, K) == (s <= gemv::kMaxSteps));
+    CHECK(s * gemv::kWarps * gemv::kStep >= K);
+    CHECK((s - 1) * gemv::kWarps * gemv::kStep < K);
+  }
+}
