@@ -177,7 +177,8 @@ struct GpuCtx {
 // LTT_TIER0_PATH can force it there.
 constexpr int kTier0KernelMaxTokens = 64;
 // Up to this many tokens the few-token kernel (shard_gemv.cu) instead: the
-// collective normalises, the kernel multiplies, adds S and rounds (gemv).
+// collective reduces, the kernel normalises, multiplies, adds S and rounds
+// (gemv).
 constexpr int kTier0GemvMaxTokens = 16;
 constexpr int kTier0KernelLimit = 128;
 

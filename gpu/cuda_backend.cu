@@ -3,12 +3,13 @@
 // the table, downloads every local rank's Y. Also what every pipeline uses:
 // the GEMM, the all-reduce (ltt's kernels over peer memory, or NCCL) and the
 // fence between processes.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
-
 
 #include "cuda_backend.hpp"
 #include "ctx.cuh"
@@ -267,7 +268,14 @@ int GpuCtx::lamport_next() {
 }
 
 const char* tier0_path_name(Tier0Path t) {
-  return t == Tier0Path::fused ? "fused" : t == Tier0Path::split ? "split" : t == Tier0Path::gemv ? "gemv" : "cublas";
+  switch (t) {
+    case Tier0Path::fused: return "fused";
+    case Tier0Path::split: return "split";
+    case Tier0Path::gemv: return "gemv";
+    case Tier0Path::gemv_split: return "gemv-split";
+    case Tier0Path::cublas: return "cublas";
+  }
+  return "?";
 }
 
 Result<int> tier0_columns() {
@@ -289,22 +297,24 @@ Result<Tier0Path> tier0_path(const Problem& p) {
                                                               : Tier0Path::cublas;
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
     const std::string v = env;
-    if (v != "fused" && v != "split" && v != "gemv" && v != "cublas")
-      return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split, gemv or cublas");
-    if ((v == "fused" || v == "split") && !taken)
+    const Tier0Path all[] = {Tier0Path::fused, Tier0Path::split, Tier0Path::gemv, Tier0Path::gemv_split, Tier0Path::cublas};
+    const Tier0Path* named = std::find_if(std::begin(all), std::end(all), [&](Tier0Path t) { return v == tier0_path_name(t); });
+    if (named == std::end(all)) return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split, gemv, gemv-split or cublas");
+    chosen = *named;
+    if ((chosen == Tier0Path::fused || chosen == Tier0Path::split) && !taken)
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                        " on this device (it needs compute capability 9.0, H/T and L multiples of 16, M <= ",
                        kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
                        "fitting the device); unset it to let ltt choose");
-    if (v == "gemv" && !gemv)
-      return LTT_USAGE("LTT_TIER0_PATH=gemv: tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
+    const bool few = chosen == Tier0Path::gemv || chosen == Tier0Path::gemv_split;
+    if (few && !gemv)
+      return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
                        p.L, " on this device (it needs compute capability 8.0, M <= ", gemv::kMaxTokens,
                        ", H/T a multiple of ", gemv::kCols, ", L a multiple of ", gemv::kStep, " up to ",
                        gemv::kWarps * gemv::kMaxSteps * gemv::kStep, "); unset it to let ltt choose");
-    if (v == "gemv" && *ct)
-      return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=gemv: the column tiles are the cluster kernel's "
-                       "(fused, split); unset one of them");
-    chosen = v == "fused" ? Tier0Path::fused : v == "split" ? Tier0Path::split : v == "gemv" ? Tier0Path::gemv : Tier0Path::cublas;
+    if (few && *ct)
+      return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=", v, ": the column tiles are the cluster "
+                       "kernel's (fused, split); unset one of them");
   }
   // A forced tiling applies where the kernel runs, or says why it cannot.
   if ((chosen == Tier0Path::fused || chosen == Tier0Path::split) && *ct && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks == 0)

@@ -42,19 +42,20 @@ bool supported_mutant(Mutant m);
 // How tier 0 runs its per-rank step (RMSNorm, the shard's GEMM, S added):
 // fused: the collective writes Z and one kernel (shard_gemm.cu) normalises,
 // multiplies and adds; split: the collective normalises and that kernel
-// multiplies and adds; gemv: the collective normalises and the few-token
-// kernel (shard_gemv.cu) multiplies and adds; cublas: the collective
-// normalises, then cuBLAS with the addend and a rounding kernel. ltt runs
-// gemv up to 16 tokens, split to 64, where the device and shape allow those
-// kernels, cublas otherwise (ctx.cuh); LTT_TIER0_PATH=fused|split|gemv|cublas
-// forces one (the tests run each), and a forced path its kernel does not
-// take is an error. LTT_TIER0_COLUMNS=1|2|4 forces the cluster kernel's
+// multiplies and adds; gemv: the collective writes Z and the few-token
+// kernel (shard_gemv.cu) normalises, multiplies and adds; gemv-split: the
+// collective normalises and that kernel multiplies and adds; cublas: the
+// collective normalises, then cuBLAS with the addend and a rounding kernel.
+// ltt runs gemv up to 16 tokens, split to 64, where the device and shape
+// allow those kernels, cublas otherwise (ctx.cuh);
+// LTT_TIER0_PATH=fused|split|gemv|gemv-split|cublas forces one (the tests
+// run each), and a forced path its kernel does not take is an error. LTT_TIER0_COLUMNS=1|2|4 forces the cluster kernel's
 // 16-column tiles a cluster (shard_gemm_plan's force_ct) wherever it runs,
 // and makes the choice split where it would be gemv, so that ltt check
 // covers each tiling; one that cannot hold the shape, or with gemv forced,
 // is an error. tier0_columns() is its value (0 when unset).
 Result<int> tier0_columns();
-enum class Tier0Path { fused, split, gemv, cublas };
+enum class Tier0Path { fused, split, gemv, gemv_split, cublas };
 Result<Tier0Path> tier0_path(const Problem& p);
 const char* tier0_path_name(Tier0Path t);
 // Whether NCCL was built in (--transport nccl).

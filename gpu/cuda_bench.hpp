@@ -50,7 +50,7 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // as the pipeline launches the kernel after the collective: a call's W
 // prefetch overlaps the previous call's compute (its reads of Z and S wait
 // for that call to finish). `gemv` times the few-token kernel
-// (shard_gemv.cu) in the split form instead (ct and chained unused).
+// (shard_gemv.cu) instead, fused or split alike (ct unused).
 struct Tier0Variant {
   int ct = 0;
   bool chained = false;

@@ -64,13 +64,14 @@ ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct = 0);
 Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W,
                       int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl,
                       cudaStream_t s);
-// The same step for few tokens, N given (shard_gemv.cu): a block 8 output
-// columns over all of K, all of W's loads in flight at once, tensor cores.
+// The same step for few tokens (shard_gemv.cu), the same arguments: a block
+// 8 output columns over all of K, all of W's loads in flight at once, tensor
+// cores; with g it normalises A (Z) itself, without A is N.
 // shard_gemv_available(): the device (compute capability 8.0 or later) and
-// the shape (gemv_takes(), shard_plan.hpp) are taken. pdl as above.
+// the shape (gemv_takes(), shard_plan.hpp) are taken. No plan, no clusters.
 bool shard_gemv_available(int M, int n, int K);
-Status shard_gemv_add(const bf* N, int ldn, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-                      bool no_neg_zero, bool pdl, cudaStream_t s);
+Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
+                      int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
 // aligned) hold a row in registers: by default a block of 256 threads a row

@@ -1,6 +1,8 @@
-// Tier 0's per-rank step for few tokens (M <= 16), N given (the collective
-// normalised): Y [M, n] = bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32
-// accumulation, one rounding, -0 made +0 for a Lamport writer.
+// Tier 0's per-rank step for few tokens (M <= 16) in one kernel: Y [M, n] =
+// bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32 accumulation, one rounding,
+// -0 made +0 for a Lamport writer; N either given (the collective
+// normalised) or made here from Z (RMSNorm with weight g, the order's
+// rounding points: elem.cuh), so that the whole per-rank compute is one launch.
 //
 // At such M the step is a batched GEMV: it moves W's shard (n K bf16) from
 // memory and little else, so the kernel is built to have all of W in flight
@@ -8,17 +10,23 @@
 // 8b .. 8b+7 (8 output columns) over all of K; its 16 warps take K's 32-wide
 // steps round robin (step s by warp s mod 16), and each lane loads its
 // 16-byte piece of W for every step it takes before anything else, before it
-// waits for the kernel that writes N and S (programmatic launch: W streams
-// in while that kernel finishes). Then N's pieces (L2) and tensor cores:
+// waits for the kernel that writes N (or Z) and S (programmatic launch: W
+// streams in while that kernel finishes). Then its pieces of N or Z (L2).
+// Normalising: each lane sums the squares of its pieces of tokens g and
+// g + 8, the 4 lanes of a row group add theirs (a butterfly: the same bits in
+// each), the warps' sums meet in shared memory and are added in warp order,
+// so every block (and every rank) gets the same rstd; the lane then
+// normalises its pieces in registers (g from shared memory). Tensor cores:
 // mma m16n8k16 (bf16 in, fp32 accumulate) with the tokens as the product's
 // 16 rows (zero past M) and the 8 W rows as its columns. Within a step, lane
 // t of a row group holds 8 consecutive elements of K for both operands and
 // feeds them to its k slots of two products (slots 2t, 2t+1, 2t+8, 2t+9 of
 // each): a permutation of K applied alike to N and W, so each output is
 // still a sum of the same products; only the fp32 order differs, which the
-// contract leaves free. The 16 warps' partial sums meet in shared memory
-// and are added in warp order (the same bits on every run and every rank),
-// then S, then the rounding. No atomics, no workspace, no cluster.
+// contract leaves free (as it leaves the sum of squares' order). The 16
+// warps' partial products meet in shared memory and are added in warp order
+// (the same bits on every run and every rank), then S, then the rounding.
+// No atomics, no workspace, no cluster.
 #include "cuda_check.cuh"
 #include "elem.cuh"
 #include "kernels.cuh"
@@ -51,53 +59,96 @@ __device__ __forceinline__ void mma16816(float (&d)[4], unsigned a0, unsigned a1
 }
 #endif
 
-// Grid n / 8 blocks of 512 threads; kSteps = gemv_warp_steps(K).
-template <int kSteps>
+// Grid n / 8 blocks of 512 threads; kSteps = gemv_warp_steps(K). kNorm: A
+// is Z, normalised here with g (fused: the order's rounding points). kTwo:
+// M > 8, tokens 8 .. 15 too (else they are zero in registers, not loaded).
+template <int kSteps, bool kNorm, bool kTwo>
 __global__ void __launch_bounds__(kThreads, 1)
-    shard_gemv_k(const bf* N, int ldn, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int K, int nnz) {
+    shard_gemv_k(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
+                 int ldy, int M, int K, int nnz) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   __shared__ float part[kWarps][kMaxTokens][kCols];
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  __shared__ float ssq[kNorm ? kWarps : 1][kMaxTokens];
+  __shared__ uint4 g_s[kNorm ? kWarps * kMaxSteps * kStep / 8 : 1];  // g, K / 8 vectors
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
   const int col0 = static_cast<int>(blockIdx.x) * kCols, steps = K / kStep;
-  // Lane (g, t): W's row col0 + g, elements 8t .. 8t+7 of each step it takes.
-  const bf* wp = W + static_cast<size_t>(col0 + g) * ldw + 8 * t;
+  // Lane (gr, t): W's row col0 + gr, elements 8t .. 8t+7 of each step it takes.
+  const bf* wp = W + static_cast<size_t>(col0 + gr) * ldw + 8 * t;
   uint4 wv[kSteps];
 #pragma unroll
   for (int i = 0; i < kSteps; ++i) {
     const int st = warp + i * kWarps;
     wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
   }
+  if (kNorm)  // the weight does not depend on the kernel before either
+    for (int v = tid; v < K / 8; v += kThreads) g_s[v] = *reinterpret_cast<const uint4*>(g + 8 * v);
   allow_dependents();
-  wait_dependencies();  // N and S written by the kernel before (the collective)
+  wait_dependencies();  // N (or Z) and S written by the kernel before (the collective)
   // The S of this thread's output (thread e < 8 M: token e / 8, column e % 8),
   // fetched now so that the epilogue does not wait for it.
   const int m_out = tid / kCols, c_out = tid % kCols;
   const bool writes = tid < M * kCols;
   const bf s_out = writes ? S[static_cast<size_t>(m_out) * lds + col0 + c_out] : __ushort_as_bfloat16(0);
-  // Tokens g and g + 8, the same elements of K as the lane's W.
-  const bf* n0 = N + static_cast<size_t>(g) * ldn + 8 * t;
-  const bf* n1 = n0 + static_cast<size_t>(8) * ldn;
+  // Tokens gr and gr + 8, the same elements of K as the lane's W.
+  const bf* n0 = A + static_cast<size_t>(gr) * lda + 8 * t;
+  const bf* n1 = n0 + static_cast<size_t>(8) * lda;
   uint4 a0[kSteps], a1[kSteps];
 #pragma unroll
   for (int i = 0; i < kSteps; ++i) {
     const int st = warp + i * kWarps;
     const size_t off = static_cast<size_t>(st) * kStep;
-    a0[i] = st < steps && g < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
-    a1[i] = st < steps && g + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
+    a0[i] = st < steps && gr < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
+    a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
   }
+  float r0 = 0.0f, r1 = 0.0f;
+  if (kNorm) {
+    // Sums of squares of tokens gr and gr + 8: the lane's pieces in step
+    // order, its row group's 4 lanes, the 16 warps in order.
+    float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) {
+      s0 = add_squares(s0, a0[i]);
+      if (kTwo) s1 = add_squares(s1, a1[i]);
+    }
+#pragma unroll
+    for (int o = 1; o < 4; o *= 2) {
+      s0 = __fadd_rn(s0, __shfl_xor_sync(0xffffffffu, s0, o));
+      s1 = __fadd_rn(s1, __shfl_xor_sync(0xffffffffu, s1, o));
+    }
+    if (t == 0) {
+      ssq[warp][gr] = s0;
+      ssq[warp][gr + 8] = s1;
+    }
+    __syncthreads();  // also publishes g_s
+    float q0 = ssq[0][gr], q1 = ssq[0][gr + 8];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+      q0 = __fadd_rn(q0, ssq[w][gr]);
+      q1 = __fadd_rn(q1, ssq[w][gr + 8]);
+    }
+    r0 = rstd_of(q0, K, eps);
+    r1 = rstd_of(q1, K, eps);
+  }
+  // Each step normalised (g from shared memory) just before its products.
   float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
   for (int i = 0; i < kSteps; ++i) {
-    if (warp + i * kWarps >= steps) break;
+    const int st = warp + i * kWarps;
+    if (st >= steps) break;
+    if (kNorm) {
+      const uint4 gv = g_s[4 * st + t];
+      a0[i] = normalised8(a0[i], gv, r0, fused);
+      if (kTwo) a1[i] = normalised8(a1[i], gv, r1, fused);
+    }
     // Elements 8t, 8t+1 | 8t+2, 8t+3 in the first product's slots 2t, 2t+1 | 2t+8, 2t+9; 8t+4 .. 8t+7 in the second's.
     mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i].x, wv[i].y);
     mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
   }
-  // d: tokens g (d0, d1) and g + 8 (d2, d3), columns 2t and 2t + 1.
-  part[warp][g][2 * t] = d[0];
-  part[warp][g][2 * t + 1] = d[1];
-  part[warp][g + 8][2 * t] = d[2];
-  part[warp][g + 8][2 * t + 1] = d[3];
+  // d: tokens gr (d0, d1) and gr + 8 (d2, d3), columns 2t and 2t + 1.
+  part[warp][gr][2 * t] = d[0];
+  part[warp][gr][2 * t + 1] = d[1];
+  part[warp][gr + 8][2 * t] = d[2];
+  part[warp][gr + 8][2 * t + 1] = d[3];
   __syncthreads();
   if (writes) {
     float acc = part[0][m_out][c_out];
@@ -114,8 +165,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <int kSteps>
-Status launch(const bf* N, int ldn, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-              int nnz, bool pdl, cudaStream_t s) {
+Status launch(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
+              int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(n / kCols));
   cfg.blockDim = dim3(kThreads);
@@ -125,7 +176,9 @@ Status launch(const bf* N, int ldn, const bf* W, int ldw, const bf* S, int lds, 
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = pdl ? 1 : 0;
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, shard_gemv_k<kSteps>, N, ldn, W, ldw, S, lds, Y, ldy, M, K, nnz));
+  auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true> : shard_gemv_k<kSteps, true, false>)
+             : (M > 8 ? shard_gemv_k<kSteps, false, true> : shard_gemv_k<kSteps, false, false>);
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz));
   return {};
 }
 
@@ -140,23 +193,26 @@ bool shard_gemv_available(int M, int n, int K) {
   return major >= 8 && gemv_takes(M, n, K);
 }
 
-Status shard_gemv_add(const bf* N, int ldn, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-                      bool no_neg_zero, bool pdl, cudaStream_t s) {
+Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
+                      int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (!gemv_takes(M, n, K) || ldn % 8 != 0 || ldw % 8 != 0 || !aligned(N) || !aligned(W))
-    return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (ldn ", ldn, ", ldw ", ldw,
+  if (!gemv_takes(M, n, K) || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
+    return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
                    ") not taken: M <= ", kMaxTokens, ", n a multiple of ", kCols, ", K a multiple of ", kStep,
                    " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
-  const int nnz = no_neg_zero;
+  const int nnz = no_neg_zero, fused = order == NormOrder::fused;
   switch (gemv_warp_steps(K)) {
-    case 1: return launch<1>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 2: return launch<2>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 3: return launch<3>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 4: return launch<4>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 5: return launch<5>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 6: return launch<6>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 7: return launch<7>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    default: return launch<8>(N, ldn, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+#define LTT_GEMV_CASE(k) \
+  case k: return launch<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    LTT_GEMV_CASE(1)
+    LTT_GEMV_CASE(2)
+    LTT_GEMV_CASE(3)
+    LTT_GEMV_CASE(4)
+    LTT_GEMV_CASE(5)
+    LTT_GEMV_CASE(6)
+    LTT_GEMV_CASE(7)
+#undef LTT_GEMV_CASE
+    default: return launch<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
   }
 }
 

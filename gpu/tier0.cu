@@ -22,14 +22,15 @@ Status run(GpuCtx& c) {
   const bool sanitise = !c.is(Mutant::lamport_neg_zero);
   LTT_TRY(c.fence());  // every rank's R and S in place
   LTT_CUDA(cudaMemsetAsync(c.stuck_in.get(), 0xff, sizeof(long long), c.s));
-  const bool norm_in_gemm = c.t0path == Tier0Path::fused;  // then the collective writes Z
+  const bool norm_in_gemm = c.t0path == Tier0Path::fused || c.t0path == Tier0Path::gemv;  // then the collective writes Z
   LTT_TRY(tier0_collective(c.R.cdev(), c.S.cdev(), norm_in_gemm ? nullptr : c.g.get(), c.Nr.dev(), c.shard_s.dev(), T, c.lo(), c.hi(), M, L, H,
                            c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s));
   const RankBufs& Ysh = c.shard_y;
   for (int r = c.lo(); r < c.hi(); ++r) {
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
-    if (c.t0path == Tier0Path::gemv) {  // one kernel for few tokens; the first loads W while the collective runs
-      LTT_TRY(shard_gemv_add(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));
+    if (c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split) {  // few tokens; W loads while the collective runs
+      LTT_TRY(shard_gemv_add(c.Nr[r], L, norm_in_gemm ? c.g.get() : nullptr, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs,
+                             Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));
       continue;
     }
     if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs

@@ -124,14 +124,17 @@ Result<int> run_bench(const BenchOptions& o) {
       auto tf = gpu::time_tier0_kernel(p, in, o.reps, true), ts = gpu::time_tier0_kernel(p, in, o.reps, false);
       LTT_TRY(not_taken("tier0-fused", p, tf.status()));
       LTT_TRY(not_taken("tier0-split", p, ts.status()));
-      auto tg = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true});
+      auto tg = gpu::time_tier0_kernel(p, in, o.reps, true, gpu::Tier0Variant{0, false, true});
+      auto tgs = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true});
       LTT_TRY(not_taken("tier0-gemv", p, tg.status()));
+      LTT_TRY(not_taken("tier0-gemv-split", p, tgs.status()));
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
       // The pipeline's own choice, from the same timings.
       auto& mine = *path == gpu::Tier0Path::fused   ? tf
                    : *path == gpu::Tier0Path::split ? ts
                    : *path == gpu::Tier0Path::gemv  ? tg
+                   : *path == gpu::Tier0Path::gemv_split ? tgs
                                                     : tc;
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
@@ -139,6 +142,12 @@ Result<int> run_bench(const BenchOptions& o) {
       if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
       if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
       if (tg.ok()) row("tier0-gemv", p, *tg, bytes, flops);
+      if (tgs.ok()) row("tier0-gemv-split", p, *tgs, bytes, flops);
+      if (tg.ok()) {
+        auto tgp = gpu::time_tier0_kernel(p, in, o.reps, true, gpu::Tier0Variant{0, true, true});
+        LTT_TRY(not_taken("tier0-gemv-pdl", p, tgp.status()));
+        if (tgp.ok()) row("tier0-gemv-pdl", p, *tgp, bytes, flops);
+      }
       // The fused kernel's column tiles a cluster forced, and its calls
       // chained by programmatic launch (cuda_bench.hpp's Tier0Variant).
       if (tf.ok()) {
@@ -189,8 +198,9 @@ Result<int> run_bench(const BenchOptions& o) {
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
               "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv, -split,\n"
               "# -fused or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
-              "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the RMSNorm kernel, then the few-token kernel\n"
-              "# (M <= 16); tier0-fused-cN: that kernel with N 16-column tiles a cluster;\n"
+              "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
+              "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-pdl: tier0-gemv's\n"
+              "# calls chained by programmatic launch; tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
