@@ -177,8 +177,13 @@ struct GpuCtx {
 // LTT_TIER0_PATH can force it there.
 constexpr int kTier0KernelMaxTokens = 64;
 // Up to this many tokens the few-token kernel (shard_gemv.cu) instead: the
-// collective reduces, the kernel normalises, multiplies, adds S and rounds
-// (gemv).
+// collective normalises, the kernel multiplies, adds S and rounds
+// (gemv-split). On the H200 (bench/results/h200.md, fifth session) tier 0
+// took 84.4 us on 8 fake ranks at M 1 and 100.4 at 16 that way, against
+// 102.3 and 125.6 with the kernel normalising (gemv); per call, 4.7 us
+// against 6.2 (ranks 1..7's kernels are not programmatic dependents, so
+// their W loads do not overlap anything, and the normalisation's barrier
+// is on the path).
 constexpr int kTier0GemvMaxTokens = 16;
 constexpr int kTier0KernelLimit = 128;
 

@@ -292,7 +292,7 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   if (!ct.ok()) return ct.error();
   const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
   const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L);
-  Tier0Path chosen = gemv && p.M <= kTier0GemvMaxTokens && !*ct ? Tier0Path::gemv
+  Tier0Path chosen = gemv && p.M <= kTier0GemvMaxTokens && !*ct ? Tier0Path::gemv_split
                      : taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split
                                                               : Tier0Path::cublas;
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {

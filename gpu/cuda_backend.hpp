@@ -46,7 +46,7 @@ bool supported_mutant(Mutant m);
 // kernel (shard_gemv.cu) normalises, multiplies and adds; gemv-split: the
 // collective normalises and that kernel multiplies and adds; cublas: the
 // collective normalises, then cuBLAS with the addend and a rounding kernel.
-// ltt runs gemv up to 16 tokens, split to 64, where the device and shape
+// ltt runs gemv-split up to 16 tokens, split to 64, where the device and shape
 // allow those kernels, cublas otherwise (ctx.cuh);
 // LTT_TIER0_PATH=fused|split|gemv|gemv-split|cublas forces one (the tests
 // run each), and a forced path its kernel does not take is an error. LTT_TIER0_COLUMNS=1|2|4 forces the cluster kernel's

@@ -59,6 +59,16 @@ __device__ __forceinline__ void mma16816(float (&d)[4], unsigned a0, unsigned a1
 }
 #endif
 
+// The sum of the squares of a 16-byte vector's 8 elements, pairwise.
+__device__ __forceinline__ float squares_tree(uint4 v) {
+  const bf* e = reinterpret_cast<const bf*>(&v);
+  float q[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) q[k] = __fmul_rn(f(e[k]), f(e[k]));
+  return __fadd_rn(__fadd_rn(__fadd_rn(q[0], q[1]), __fadd_rn(q[2], q[3])),
+                   __fadd_rn(__fadd_rn(q[4], q[5]), __fadd_rn(q[6], q[7])));
+}
+
 // Grid n / 8 blocks of 512 threads; kSteps = gemv_warp_steps(K). kNorm: A
 // is Z, normalised here with g (fused: the order's rounding points). kTwo:
 // M > 8, tokens 8 .. 15 too (else they are zero in registers, not loaded).
@@ -102,13 +112,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   float r0 = 0.0f, r1 = 0.0f;
   if (kNorm) {
-    // Sums of squares of tokens gr and gr + 8: the lane's pieces in step
-    // order, its row group's 4 lanes, the 16 warps in order.
+    // Sums of squares of tokens gr and gr + 8: each piece's 8 squares as a
+    // tree, the lane's pieces in step order, its row group's 4 lanes, the 16
+    // warps in order (short dependent chains; the order is the contract's to
+    // leave free, and fixed here).
     float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
-      s0 = add_squares(s0, a0[i]);
-      if (kTwo) s1 = add_squares(s1, a1[i]);
+      s0 = __fadd_rn(s0, squares_tree(a0[i]));
+      if (kTwo) s1 = __fadd_rn(s1, squares_tree(a1[i]));
     }
 #pragma unroll
     for (int o = 1; o < 4; o *= 2) {
