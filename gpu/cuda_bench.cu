@@ -439,6 +439,8 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   if (!forced.ok()) return forced.error();
   const int ct = v.ct ? v.ct : *forced;
   const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
+  if (v.bare && (fused || !v.gemv)) return LTT_USAGE("a bare call is the few-token kernel's split form only");
+  if (v.bare) LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
   if (v.gemv && !shard_gemv_available(M, Hs, L))
     return LTT_USAGE("tier 0's few-token kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
   if (!v.gemv && !pl.ks)
@@ -456,6 +458,9 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
     if (fused)  // R[0] stands for the reduced Z
       return shard_gemm_add(pl, c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
                             v.chained && c.pdl, c.s);
+    if (v.bare && v.gemv)  // N as the first call left it
+      return shard_gemv_add(c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
+                            false, c.s);
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     if (v.gemv) return shard_gemv_add(c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L,
                                       true, c.pdl, c.s);

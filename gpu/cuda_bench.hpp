@@ -50,11 +50,14 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // as the pipeline launches the kernel after the collective: a call's W
 // prefetch overlaps the previous call's compute (its reads of Z and S wait
 // for that call to finish). `gemv` times the few-token kernel
-// (shard_gemv.cu) instead, fused or split alike (ct unused).
+// (shard_gemv.cu) instead, fused or split alike (ct unused); `bare`, split
+// only, leaves the RMSNorm kernel out (N made once, before the timing): the
+// kernel alone, launched as an ordinary kernel.
 struct Tier0Variant {
   int ct = 0;
   bool chained = false;
   bool gemv = false;
+  bool bare = false;
 };
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v = {});

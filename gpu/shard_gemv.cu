@@ -72,43 +72,63 @@ __device__ __forceinline__ float squares_tree(uint4 v) {
 // Grid n / 8 blocks of 512 threads; kSteps = gemv_warp_steps(K). kNorm: A
 // is Z, normalised here with g (fused: the order's rounding points). kTwo:
 // M > 8, tokens 8 .. 15 too (else they are zero in registers, not loaded).
+// w_first: W's loads before the wait for the kernel before (a programmatic
+// launch), else after N's (or Z's).
 template <int kSteps, bool kNorm, bool kTwo>
 __global__ void __launch_bounds__(kThreads, 1)
     shard_gemv_k(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
-                 int ldy, int M, int K, int nnz) {
+                 int ldy, int M, int K, int nnz, int w_first) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   __shared__ float part[kWarps][kMaxTokens][kCols];
   __shared__ float ssq[kNorm ? kWarps : 1][kMaxTokens];
   __shared__ uint4 g_s[kNorm ? kWarps * kMaxSteps * kStep / 8 : 1];  // g, K / 8 vectors
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
   const int col0 = static_cast<int>(blockIdx.x) * kCols, steps = K / kStep;
-  // Lane (gr, t): W's row col0 + gr, elements 8t .. 8t+7 of each step it takes.
+  // Lane (gr, t): W's row col0 + gr, elements 8t .. 8t+7 of each step it
+  // takes; tokens gr and gr + 8, the same elements of N (or Z).
   const bf* wp = W + static_cast<size_t>(col0 + gr) * ldw + 8 * t;
-  uint4 wv[kSteps];
-#pragma unroll
-  for (int i = 0; i < kSteps; ++i) {
-    const int st = warp + i * kWarps;
-    wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
-  }
-  if (kNorm)  // the weight does not depend on the kernel before either
-    for (int v = tid; v < K / 8; v += kThreads) g_s[v] = *reinterpret_cast<const uint4*>(g + 8 * v);
-  allow_dependents();
-  wait_dependencies();  // N (or Z) and S written by the kernel before (the collective)
-  // The S of this thread's output (thread e < 8 M: token e / 8, column e % 8),
-  // fetched now so that the epilogue does not wait for it.
-  const int m_out = tid / kCols, c_out = tid % kCols;
-  const bool writes = tid < M * kCols;
-  const bf s_out = writes ? S[static_cast<size_t>(m_out) * lds + col0 + c_out] : __ushort_as_bfloat16(0);
-  // Tokens gr and gr + 8, the same elements of K as the lane's W.
   const bf* n0 = A + static_cast<size_t>(gr) * lda + 8 * t;
   const bf* n1 = n0 + static_cast<size_t>(8) * lda;
-  uint4 a0[kSteps], a1[kSteps];
+  uint4 wv[kSteps], a0[kSteps], a1[kSteps];
+  const auto load_w = [&] {
 #pragma unroll
-  for (int i = 0; i < kSteps; ++i) {
-    const int st = warp + i * kWarps;
-    const size_t off = static_cast<size_t>(st) * kStep;
-    a0[i] = st < steps && gr < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
-    a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
+    for (int i = 0; i < kSteps; ++i) {
+      const int st = warp + i * kWarps;
+      wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
+    }
+    if (kNorm)  // the weight does not depend on the kernel before either
+      for (int v = tid; v < K / 8; v += kThreads) g_s[v] = *reinterpret_cast<const uint4*>(g + 8 * v);
+  };
+  const auto load_a = [&] {
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) {
+      const int st = warp + i * kWarps;
+      const size_t off = static_cast<size_t>(st) * kStep;
+      a0[i] = st < steps && gr < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
+      a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
+    }
+  };
+  // The S of this thread's output (thread e < 8 M: token e / 8, column e % 8),
+  // fetched early so that the epilogue does not wait for it.
+  const int m_out = tid / kCols, c_out = tid % kCols;
+  const bool writes = tid < M * kCols;
+  bf s_out = __ushort_as_bfloat16(0);
+  if (w_first) {
+    // A programmatic dependent: W streams in while the kernel before (which
+    // writes N or Z and S) still runs; then wait for it.
+    load_w();
+    allow_dependents();
+    wait_dependencies();
+    if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
+    load_a();
+  } else {
+    // Nothing to overlap before the kernel starts: the few bytes of N (or Z)
+    // first, so that they do not queue behind W's and the normalisation runs
+    // while W streams in.
+    allow_dependents();
+    load_a();
+    if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
+    load_w();
   }
   float r0 = 0.0f, r1 = 0.0f;
   if (kNorm) {
@@ -190,7 +210,7 @@ Status launch(const bf* A, int lda, const bf* g, float eps, int fused, const bf*
   cfg.numAttrs = pdl ? 1 : 0;
   auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true> : shard_gemv_k<kSteps, true, false>)
              : (M > 8 ? shard_gemv_k<kSteps, false, true> : shard_gemv_k<kSteps, false, false>);
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz));
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0));
   return {};
 }
 

@@ -143,6 +143,11 @@ Result<int> run_bench(const BenchOptions& o) {
       if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
       if (tg.ok()) row("tier0-gemv", p, *tg, bytes, flops);
       if (tgs.ok()) row("tier0-gemv-split", p, *tgs, bytes, flops);
+      if (tgs.ok()) {
+        auto tgk = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true, true});
+        if (!tgk.ok()) return tgk.error();
+        row("tier0-gemv-kernel", p, *tgk, bytes - 2 * L, flops);
+      }
       if (tg.ok()) {
         auto tgp = gpu::time_tier0_kernel(p, in, o.reps, true, gpu::Tier0Variant{0, true, true});
         LTT_TRY(not_taken("tier0-gemv-pdl", p, tgp.status()));
@@ -199,8 +204,9 @@ Result<int> run_bench(const BenchOptions& o) {
               "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv, -split,\n"
               "# -fused or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
-              "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-pdl: tier0-gemv's\n"
-              "# calls chained by programmatic launch; tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster;\n"
+              "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
+              "# alone (N given, no RMSNorm); tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch;\n"
+              "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
