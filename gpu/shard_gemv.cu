@@ -26,11 +26,7 @@
 // contract leaves free (as it leaves the sum of squares' order). The 16
 // warps' partial products meet in shared memory and are added in warp order
 // (the same bits on every run and every rank), then S, then the rounding.
-// On Hopper W's rows come into shared memory by bulk copies (an mbarrier a
-// group of 16 steps), not through the lanes' registers: one instruction moves
-// 1 KB, where 16-byte loads could not keep enough bytes in flight (ncu: 24%
-// of the memory's bandwidth, h200x2/s5/5-z-first). No atomics, no workspace,
-// no cluster.
+// No atomics, no workspace, no cluster.
 #include "cuda_check.cuh"
 #include "elem.cuh"
 #include "kernels.cuh"
@@ -42,8 +38,8 @@ namespace {
 
 using namespace gemv;
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && __CUDA_ARCH__ < 900
-// A 16-byte load of W (before Hopper): read once, not kept in L1.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+// A 16-byte load of W: read once, not kept in L1.
 __device__ __forceinline__ uint4 load_stream(const bf* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
@@ -51,41 +47,6 @@ __device__ __forceinline__ uint4 load_stream(const bf* p) {
                : "l"(p));
   return v;
 }
-#endif
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-// Hopper's bulk copies (the tensor memory accelerator, no tensor map): a
-// contiguous run of global memory into shared memory, its completion
-// counted in bytes on an mbarrier.
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void mbar_init(unsigned long long* bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_fence_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-__device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar) {  // its first phase
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar))
-        : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_addr(dst)),
-               "l"(src), "r"(bytes), "r"(smem_addr(bar))
-               : "memory");
-}
-#endif
 
 // d += a b: a [16 x 16] (rows: tokens), b [16 x 8] (columns: W's rows), fp32.
 __device__ __forceinline__ void mma16816(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
@@ -97,10 +58,6 @@ __device__ __forceinline__ void mma16816(float (&d)[4], unsigned a0, unsigned a1
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 #endif
-
-// Bytes a row of W takes in shared memory on the bulk-copy path: K bf16,
-// padded so that consecutive rows start 64 bytes off a multiple of 128.
-__host__ __device__ constexpr int gemv_row_bytes(int K) { return 2 * K + ((2 * K) % 128 == 0 ? 64 : 0); }
 
 // The sum of the squares of a 16-byte vector's 8 elements, pairwise.
 __device__ __forceinline__ float squares_tree(uint4 v) {
@@ -125,46 +82,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ float part[kWarps][kMaxTokens][kCols];
   __shared__ float ssq[kNorm ? kWarps : 1][kMaxTokens];
   __shared__ uint4 g_s[kNorm ? kWarps * kMaxSteps * kStep / 8 : 1];  // g, K / 8 vectors
-#if __CUDA_ARCH__ >= 900
-  // W's 8 rows come in by bulk copies, a group of 16 steps (1 KB of each
-  // row) an mbarrier, so that a warp multiplies step i's as soon as they are in.
-  __shared__ __align__(8) unsigned long long bar[kMaxSteps];
-  extern __shared__ __align__(128) unsigned char w_s[];  // [8][row_bytes]
-#endif
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
-  const int col0 = static_cast<int>(blockIdx.x) * kCols, steps = K / kStep, rb = gemv_row_bytes(K);
+  const int col0 = static_cast<int>(blockIdx.x) * kCols, steps = K / kStep;
   // Lane (gr, t): W's row col0 + gr, elements 8t .. 8t+7 of each step it
   // takes; tokens gr and gr + 8, the same elements of N (or Z).
   const bf* wp = W + static_cast<size_t>(col0 + gr) * ldw + 8 * t;
   const bf* n0 = A + static_cast<size_t>(gr) * lda + 8 * t;
   const bf* n1 = n0 + static_cast<size_t>(8) * lda;
-  uint4 a0[kSteps], a1[kSteps];
-#if __CUDA_ARCH__ < 900
-  uint4 wv[kSteps];  // W's pieces in registers
-#endif
+  uint4 wv[kSteps], a0[kSteps], a1[kSteps];
   const auto load_w = [&] {
-#if __CUDA_ARCH__ >= 900
-    // Lane r < 8 of warp 0 copies row col0 + r, group by group, into its
-    // padded row of w_s (rows 64 bytes off a multiple of 128 apart: a
-    // warp's 16-byte reads of 8 rows fall on distinct banks).
-    if (warp == 0) {
-      const int groups = (steps + kWarps - 1) / kWarps;
-      if (lane == 0)
-        for (int i = 0; i < groups; ++i) mbar_expect(&bar[i], kCols * kStep * 2 * min(kWarps, steps - i * kWarps));
-      __syncwarp();
-      if (lane < kCols)
-        for (int i = 0; i < groups; ++i)
-          bulk_copy(w_s + lane * rb + i * kWarps * kStep * 2, W + static_cast<size_t>(col0 + lane) * ldw + i * kWarps * kStep,
-                    kStep * 2 * min(kWarps, steps - i * kWarps), &bar[i]);
-    }
-    (void)wp;
-#else
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
       const int st = warp + i * kWarps;
       wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
     }
-#endif
     if (kNorm)  // the weight does not depend on the kernel before either
       for (int v = tid; v < K / 8; v += kThreads) g_s[v] = *reinterpret_cast<const uint4*>(g + 8 * v);
   };
@@ -177,13 +108,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
     }
   };
-#if __CUDA_ARCH__ >= 900
-  if (tid == 0) {
-    for (int i = 0; i < kMaxSteps; ++i) mbar_init(&bar[i]);
-    mbar_fence_init();
-  }
-  __syncthreads();  // the barriers initialised before anyone copies or waits
-#endif
   // The S of this thread's output (thread e < 8 M: token e / 8, column e % 8),
   // fetched early so that the epilogue does not wait for it.
   const int m_out = tid / kCols, c_out = tid % kCols;
@@ -248,16 +172,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       a0[i] = normalised8(a0[i], gv, r0, fused);
       if (kTwo) a1[i] = normalised8(a1[i], gv, r1, fused);
     }
-    uint4 b;
-#if __CUDA_ARCH__ >= 900
-    mbar_wait(&bar[i]);  // group i (steps 16 i .. 16 i + 15) of W's rows in
-    b = *reinterpret_cast<const uint4*>(w_s + gr * rb + st * kStep * 2 + 16 * t);
-#else
-    b = wv[i];
-#endif
     // Elements 8t, 8t+1 | 8t+2, 8t+3 in the first product's slots 2t, 2t+1 | 2t+8, 2t+9; 8t+4 .. 8t+7 in the second's.
-    mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, b.x, b.y);
-    mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, b.z, b.w);
+    mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i].x, wv[i].y);
+    mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
   }
   // d: tokens gr (d0, d1) and gr + 8 (d2, d3), columns 2t and 2t + 1.
   part[warp][gr][2 * t] = d[0];
@@ -293,14 +210,6 @@ Status launch(const bf* A, int lda, const bf* g, float eps, int fused, const bf*
   cfg.numAttrs = pdl ? 1 : 0;
   auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true> : shard_gemv_k<kSteps, true, false>)
              : (M > 8 ? shard_gemv_k<kSteps, false, true> : shard_gemv_k<kSteps, false, false>);
-  // Hopper takes W's rows through shared memory (the bulk-copy path).
-  int dev = 0, major = 0;
-  LTT_CUDA(cudaGetDevice(&dev));
-  LTT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  if (major >= 9) {
-    cfg.dynamicSmemBytes = static_cast<size_t>(kCols) * gemv_row_bytes(K);
-    LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cfg.dynamicSmemBytes)));
-  }
   LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0));
   return {};
 }
