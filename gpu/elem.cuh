@@ -1,9 +1,11 @@
 // The element-wise device functions every kernel file shares: bf16 <-> fp32,
 // RMSNorm's rstd and its output element (the contract's rounding points),
-// and the programmatic-launch trigger. One definition, so that the tier 0
-// kernels and the RMSNorm kernels round alike.
+// the programmatic-launch trigger and wait, and a launch that asks for it.
+// One definition, so that the tier 0 kernels and the RMSNorm kernels round
+// alike.
 #pragma once
 
+#include "cuda_check.cuh"
 #include "kernels.cuh"
 
 namespace ltt::gpu {
@@ -59,6 +61,23 @@ __device__ __forceinline__ void wait_dependencies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
+}
+
+// Launches k (grid, block, no dynamic shared memory) on s, as a programmatic
+// dependent of the kernel before it when pdl.
+template <class... P, class... A>
+inline Status launch(void (*k)(P...), unsigned grid, unsigned block, bool pdl, cudaStream_t s, A... a) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, static_cast<P>(a)...));
+  return {};
 }
 
 }  // namespace ltt::gpu

@@ -265,23 +265,6 @@ __global__ void __launch_bounds__(kT) rmsnorm_block_row(const bf* Z, int ldz, co
                      nv, rstd_of(t, L, eps), fused);
 }
 
-// Launches k (grid, block, no dynamic shared memory) on s, as a programmatic
-// dependent of the kernel before it when pdl.
-template <class... P, class... A>
-Status launch(void (*k)(P...), unsigned grid, unsigned block, bool pdl, cudaStream_t s, A... a) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(block);
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, static_cast<P>(a)...));
-  return {};
-}
-
 // Tier 0's fused collective: block (m, r - lo) makes row m of rank r's N and
 // of its S shard. The reduced row of Z is kept in shared memory (bf16, as
 // the all-reduce rounds it) between the sum and the normalisation.

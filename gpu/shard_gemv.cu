@@ -197,21 +197,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <int kSteps>
-Status launch(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
-              int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(n / kCols));
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
+Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
+                    int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
   auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true> : shard_gemv_k<kSteps, true, false>)
              : (M > 8 ? shard_gemv_k<kSteps, false, true> : shard_gemv_k<kSteps, false, false>);
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0));
-  return {};
+  return launch(k, static_cast<unsigned>(n / kCols), kThreads, pdl, s, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz,
+                pdl ? 1 : 0);
 }
 
 }  // namespace
@@ -235,7 +226,7 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
   const int nnz = no_neg_zero, fused = order == NormOrder::fused;
   switch (gemv_warp_steps(K)) {
 #define LTT_GEMV_CASE(k) \
-  case k: return launch<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+  case k: return launch_steps<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
     LTT_GEMV_CASE(1)
     LTT_GEMV_CASE(2)
     LTT_GEMV_CASE(3)
@@ -244,7 +235,7 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
     LTT_GEMV_CASE(6)
     LTT_GEMV_CASE(7)
 #undef LTT_GEMV_CASE
-    default: return launch<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    default: return launch_steps<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
   }
 }
 
