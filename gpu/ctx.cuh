@@ -167,9 +167,9 @@ struct GpuCtx {
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
 
-// Tier 0's per-rank step up to this many tokens: the collective normalises
-// and one kernel (shard_gemm.cu) multiplies, adds S and rounds (split);
-// cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
+// Tier 0's per-rank step up to this many tokens (from kTier0GemvMaxTokens
+// + 1, below): the collective normalises and one kernel (shard_gemm.cu)
+// multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
 // split form took 7.9 us a rank at M 1, 10.1 at 33 and 11.6 at 64, against
 // 8.4, 12.1 and 14.7 with RMSNorm inside the kernel (fused) and 11.4, 12.1
 // and 14.2 with cuBLAS, and lost at M 128 (17.5 against cuBLAS's 15.0). The

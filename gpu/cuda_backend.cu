@@ -309,7 +309,7 @@ Result<Tier0Path> tier0_path(const Problem& p) {
     const bool few = chosen == Tier0Path::gemv || chosen == Tier0Path::gemv_split;
     if (few && !gemv)
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
-                       p.L, " on this device (it needs compute capability 8.0, M <= ", gemv::kMaxTokens,
+                       p.L, " on this device (it needs compute capability 8.0 or later, M <= ", gemv::kMaxTokens,
                        ", H/T a multiple of ", gemv::kCols, ", L a multiple of ", gemv::kStep, " up to ",
                        gemv::kWarps * gemv::kMaxSteps * gemv::kStep, "); unset it to let ltt choose");
     if (few && *ct)

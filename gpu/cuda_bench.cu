@@ -6,6 +6,7 @@
 
 #include "ctx.cuh"
 #include "cuda_bench.hpp"
+#include "step_check.hpp"
 
 
 namespace ltt::gpu {
@@ -428,6 +429,39 @@ Result<Timing> time_rmsnorm(const Problem& p, const Inputs& in, int reps, NormCh
   });
 }
 
+// Rank 0's tier 0 step as the timed calls left it in Y (its first H/T
+// columns, rows H apart), judged by step_outside_bound() from the operands
+// the calls read: A (N, or Z normalised with g when norm), W's first shard,
+// S's first H/T columns. A figure is reported only for a correct step.
+namespace {
+Status check_tier0_output(GpuCtx& c, const Problem& p, const bf* A, bool norm, const char* what) {
+  const int M = p.M, L = p.L, Hs = p.Hs();
+  StepOperands op;
+  op.M = M;
+  op.n = Hs;
+  op.K = L;
+  op.eps = c.eps();
+  op.a.resize(static_cast<size_t>(M) * L);
+  op.w.resize(static_cast<size_t>(Hs) * L);
+  op.s.resize(static_cast<size_t>(M) * Hs);
+  op.y.resize(static_cast<size_t>(M) * Hs);
+  LTT_CUDA(cudaStreamSynchronize(c.s));
+  LTT_CUDA(cudaMemcpy(op.a.data(), A, op.a.size() * sizeof(bf), cudaMemcpyDeviceToHost));
+  if (norm) {
+    op.g.resize(static_cast<size_t>(L));
+    LTT_CUDA(cudaMemcpy(op.g.data(), c.g.get(), op.g.size() * sizeof(bf), cudaMemcpyDeviceToHost));
+  }
+  LTT_CUDA(cudaMemcpy(op.w.data(), c.W.get(), op.w.size() * sizeof(bf), cudaMemcpyDeviceToHost));
+  const size_t row = static_cast<size_t>(Hs) * sizeof(bf), ld = static_cast<size_t>(p.H) * sizeof(bf);
+  LTT_CUDA(cudaMemcpy2D(op.s.data(), row, c.S[0], ld, row, static_cast<size_t>(M), cudaMemcpyDeviceToHost));
+  LTT_CUDA(cudaMemcpy2D(op.y.data(), row, c.Y[0], ld, row, static_cast<size_t>(M), cudaMemcpyDeviceToHost));
+  const std::string bad = step_outside_bound(op);
+  if (!bad.empty())
+    return LTT_ERR(Errc::internal, what, " at M ", M, ", H/T ", Hs, ", L ", L, ": rank 0's step is not a correct one: ", bad);
+  return {};
+}
+}  // namespace
+
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v) {
   GpuCase g(p);
   LTT_TRY(g.load(0, Contract{Algo::one_shot, NormOrder::fused}, in, -1));
@@ -439,7 +473,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   if (!forced.ok()) return forced.error();
   const int ct = v.ct ? v.ct : *forced;
   const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
-  if (v.bare && (fused || !v.gemv)) return LTT_USAGE("a bare call is the few-token kernel's split form only");
+  if (v.bare && (fused || !v.gemv)) return LTT_ERR(Errc::internal, "a bare call is the few-token kernel's split form only");
   if (v.bare) LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
   if (v.gemv && !shard_gemv_available(M, Hs, L))
     return LTT_USAGE("tier 0's few-token kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
@@ -450,7 +484,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
   LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
-  return timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
+  auto t = timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
     const bf* wi = w[i % sets].get();
     if (fused && v.gemv)  // R[0] stands for the reduced Z
       return shard_gemv_add(c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
@@ -467,6 +501,9 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
     return shard_gemm_add(pl, c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
                           c.pdl, c.s);
   });
+  if (!t.ok()) return t;
+  LTT_TRY(check_tier0_output(c, p, fused ? c.R[0] : c.N.get(), fused, v.gemv ? "tier 0's few-token kernel" : "tier 0's kernel"));
+  return t;
 }
 
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps) {
@@ -479,12 +516,15 @@ Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int re
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
   LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
-  return timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
+  auto t = timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
     LTT_TRY(widen(c.S[0], p.H, c.C.get(), Hs, M, Hs, c.s));
     LTT_TRY(c.gemm(c.N.get(), L, w[i % sets].get(), L, c.C.get(), Hs, M, Hs, L, 1.0f));
     return round_to(c.C.get(), Hs, c.Y[0], p.H, M, Hs, true, c.s);
   });
+  if (!t.ok()) return t;
+  LTT_TRY(check_tier0_output(c, p, c.N.get(), false, "the cuBLAS composition"));
+  return t;
 }
 
 size_t l2_cache_bytes() {

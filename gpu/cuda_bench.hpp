@@ -41,10 +41,10 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // Tier 0's per-rank compute for rank 0 (RMSNorm, its shard's GEMM with the
 // reduced S shard added in fp32, the rounding): collectives excluded. As the
 // library composition (RMSNorm, widen, cuBLAS with the addend, round); and
-// with tier 0's kernel (shard_gemm.cu) at any M it takes: fused (one kernel
-// that normalises too) or split (the RMSNorm kernel, then that kernel as its
-// programmatic dependent). CUDA-graph replay. tier0_path() is the
-// pipeline's choice among the three. Tier0Variant forces the kernel's
+// with tier 0's kernels (shard_gemm.cu; shard_gemv.cu with `gemv` below)
+// at any M they take: fused (one kernel that normalises too) or split (the
+// RMSNorm kernel, then the kernel as its programmatic dependent). CUDA-graph
+// replay. tier0_path() is the pipeline's choice among the five paths. Tier0Variant forces the kernel's
 // column tiles a cluster (ct 1, 2, 4; 0: its plan's), and `chained`
 // launches every fused call as a programmatic dependent of the call before,
 // as the pipeline launches the kernel after the collective: a call's W

@@ -9,9 +9,11 @@
 // at once rather than around tiles in shared memory. Block b owns W's rows
 // 8b .. 8b+7 (8 output columns) over all of K; its 16 warps take K's 32-wide
 // steps round robin (step s by warp s mod 16), and each lane loads its
-// 16-byte piece of W for every step it takes before anything else, before it
-// waits for the kernel that writes N (or Z) and S (programmatic launch: W
-// streams in while that kernel finishes). Then its pieces of N or Z (L2).
+// 16-byte piece of W for every step it takes at once. Launched as a
+// programmatic dependent, it does so before it waits for the kernel that
+// writes N (or Z) and S, so that W streams in while that kernel finishes,
+// then loads its pieces of N or Z (L2); launched plainly, it loads those few
+// bytes first and W's after, so that they do not queue behind W's.
 // Normalising: each lane sums the squares of its pieces of tokens g and
 // g + 8, the 4 lanes of a row group add theirs (a butterfly: the same bits in
 // each), the warps' sums meet in shared memory and are added in warp order,
@@ -221,7 +223,7 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   if (!gemv_takes(M, n, K) || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
     return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
-                   ") not taken: M <= ", kMaxTokens, ", n a multiple of ", kCols, ", K a multiple of ", kStep,
+                   ") not taken: 1 <= M <= ", kMaxTokens, ", n a multiple of ", kCols, ", K a multiple of ", kStep,
                    " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
   const int nnz = no_neg_zero, fused = order == NormOrder::fused;
   switch (gemv_warp_steps(K)) {

@@ -57,10 +57,11 @@ constexpr Carve carve(int M, int ct, int kp, int Kc) {
 // warps no more tasks than warps and fits, else 1.
 ShardGemmPlan plan_shard_gemm(int M, int n, int K, int force_ct, int sms, size_t smem_optin);
 
-// Tier 0's kernel for few tokens (shard_gemv.cu), N given: a block owns 8
-// output columns over all of K, its 16 warps take K's 32-wide steps round
-// robin, and every lane has all its steps' W in flight at once; the tokens
-// are the rows of a 16x8x16 tensor-core product (zero past M).
+// Tier 0's kernel for few tokens (shard_gemv.cu), N given or made from Z:
+// a block owns 8 output columns over all of K, its 16 warps take K's
+// 32-wide steps round robin, and every lane has all its steps' W in flight
+// at once; the tokens are the rows of a 16x8x16 tensor-core product (zero
+// past M).
 namespace gemv {
 constexpr int kThreads = 512, kWarps = kThreads / 32;
 constexpr int kCols = 8;        // output columns a block: the product's n

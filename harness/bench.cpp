@@ -201,8 +201,8 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv, -split,\n"
-              "# -fused or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv-split,\n"
+              "# -split or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
               "# alone (N given, no RMSNorm); tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch;\n"
