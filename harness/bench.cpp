@@ -131,11 +131,11 @@ Result<int> run_bench(const BenchOptions& o) {
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
       // The pipeline's own choice, from the same timings.
-      auto& mine = *path == gpu::Tier0Path::fused   ? tf
-                   : *path == gpu::Tier0Path::split ? ts
-                   : *path == gpu::Tier0Path::gemv  ? tg
+      auto& mine = *path == gpu::Tier0Path::fused        ? tf
+                   : *path == gpu::Tier0Path::split      ? ts
+                   : *path == gpu::Tier0Path::gemv       ? tg
                    : *path == gpu::Tier0Path::gemv_split ? tgs
-                                                    : tc;
+                                                         : tc;
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
       row("tier0-cublas", p, *tc, bytes, flops);
@@ -206,7 +206,8 @@ Result<int> run_bench(const BenchOptions& o) {
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
               "# alone (N given, no RMSNorm); tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch;\n"
-              "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster;\n"
+              "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster; every tier0-* row's output is checked\n"
+              "# against a rigorous bound around the exact step (gpu/step_check.hpp) before its figure is printed;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
