@@ -484,22 +484,18 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   const int sets = rotation_sets(wn * sizeof(bf));
   std::vector<DevBuf<bf>> w;
   LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
+  // One call of the kernel the row names on A (N, or Z normalised with gw).
+  const auto step = [&](const bf* A, const bf* gw, const bf* wi, bool pdl) -> Status {
+    if (v.gemv)
+      return shard_gemv_add(A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s);
+    return shard_gemm_add(pl, A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s);
+  };
   auto t = timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {
     const bf* wi = w[i % sets].get();
-    if (fused && v.gemv)  // R[0] stands for the reduced Z
-      return shard_gemv_add(c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
-                            v.chained && c.pdl, c.s);
-    if (fused)  // R[0] stands for the reduced Z
-      return shard_gemm_add(pl, c.R[0], L, c.g.get(), c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
-                            v.chained && c.pdl, c.s);
-    if (v.bare && v.gemv)  // N as the first call left it
-      return shard_gemv_add(c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
-                            false, c.s);
+    if (fused) return step(c.R[0], c.g.get(), wi, v.chained && c.pdl);  // R[0] stands for the reduced Z
+    if (v.bare) return step(c.N.get(), nullptr, wi, false);              // N as made before the timing
     LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
-    if (v.gemv) return shard_gemv_add(c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L,
-                                      true, c.pdl, c.s);
-    return shard_gemm_add(pl, c.N.get(), L, nullptr, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true,
-                          c.pdl, c.s);
+    return step(c.N.get(), nullptr, wi, c.pdl);
   });
   if (!t.ok()) return t;
   LTT_TRY(check_tier0_output(c, p, fused ? c.R[0] : c.N.get(), fused, v.gemv ? "tier 0's few-token kernel" : "tier 0's kernel"));

@@ -28,14 +28,14 @@ Status run(GpuCtx& c) {
   const RankBufs& Ysh = c.shard_y;
   for (int r = c.lo(); r < c.hi(); ++r) {
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
-    if (c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split) {  // few tokens; W loads while the collective runs
-      LTT_TRY(shard_gemv_add(c.Nr[r], L, norm_in_gemm ? c.g.get() : nullptr, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs,
-                             Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));
-      continue;
-    }
     if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs
-      LTT_TRY(shard_gemm_add(c.gemm_plan, c.Nr[r], L, norm_in_gemm ? c.g.get() : nullptr, c.eps(), NormOrder::fused, w, L,
-                             c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, c.pdl && r == c.lo(), c.s));
+      const bf* gw = norm_in_gemm ? c.g.get() : nullptr;
+      const bool pdl = c.pdl && r == c.lo();
+      const bool few = c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split;  // shard_gemv.cu
+      LTT_TRY(few ? shard_gemv_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L,
+                                   sanitise, pdl, c.s)
+                  : shard_gemm_add(c.gemm_plan, c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r],
+                                   Hs, M, Hs, L, sanitise, pdl, c.s));
       continue;
     }
     LTT_TRY(widen(c.shard_s[r], Hs, c.C.get(), Hs, M, Hs, c.s));  // shapes it does not take: cuBLAS
