@@ -13,6 +13,7 @@
 #include "inputs.hpp"
 #include "member.hpp"
 #include "kernels.cuh"
+#include "nccl_window.hpp"
 
 namespace ltt::gpu {
 
@@ -45,38 +46,61 @@ class DevBuf {
 struct Layout {
   int T = 1, lo = 0, hi = 1;
   const Peers* peers = nullptr;  // null: every rank is in this process
+  void* comm = nullptr;          // ncclComm_t of the processes, where peers->memory is nccl_window
   bool multi() const { return peers && peers->procs > 1; }
 };
 
 // The T ranks' buffers of one kind: this process's own ranks' allocations,
 // and, for a kind that sibling ranks read (`shared`), the others' buffers
-// mapped through CUDA IPC; the device array of all T pointers is what the
+// as this process reaches them: mapped through CUDA IPC, or, where
+// peers->memory is nccl_window, one NCCL symmetric window a process holding
+// all its ranks' buffers (each rank's at a multiple of 4 KiB) whose peers'
+// addresses NCCL gives. The device array of all T pointers is what the
 // collectives take. A rank's pointer is valid here only where this process
 // may touch it: its own ranks always, the others' only when shared.
 struct RankBufs {
   std::vector<DevBuf<bf>> own;
   std::vector<bf*> ptr;
   std::vector<void*> opened;  // IPC mappings, closed on the way out
+  NcclWindow win;             // the window, when the buffers are one
   DevBuf<bf*> ptrs;
   RankBufs() = default;
   RankBufs(const RankBufs&) = delete;
   RankBufs& operator=(const RankBufs&) = delete;
-  ~RankBufs() { close(); }
+  ~RankBufs() {
+    close();
+    (void)window_free(win);
+  }
+  // The siblings' IPC mappings closed (a window stays until freed).
   void close() {
     for (void* q : opened) cudaIpcCloseMemHandle(q);
     opened.clear();
   }
+  // After a failure, when the processes may not free their windows together:
+  // the window left to the process's end.
+  void abandon_window() { win = NcclWindow{}; }
   Status alloc(const Layout& l, size_t n, bool shared = false) {
     close();
+    LTT_TRY(window_free(win));
     own.clear();
-    own.resize(static_cast<size_t>(l.hi - l.lo));
     ptr.assign(static_cast<size_t>(l.T), nullptr);
-    for (int r = l.lo; r < l.hi; ++r) {
-      LTT_TRY(own[static_cast<size_t>(r - l.lo)].alloc(n));
-      ptr[static_cast<size_t>(r)] = own[static_cast<size_t>(r - l.lo)].get();
+    const size_t mine = static_cast<size_t>(l.hi - l.lo);
+    if (shared && l.multi() && l.peers->memory == PeerMemory::nccl_window) {
+      if (!l.comm) return LTT_ERR(Errc::internal, "RankBufs: NCCL windows asked for without a communicator");
+      const size_t stride = (n * sizeof(bf) + 4095) / 4096 * 4096;
+      LTT_TRY(window_alloc(l.comm, mine * stride, win));
+      for (int r = 0; r < l.T; ++r) {
+        const size_t q = static_cast<size_t>(r) / mine, i = static_cast<size_t>(r) % mine;
+        ptr[static_cast<size_t>(r)] = reinterpret_cast<bf*>(win.peer[q] + i * stride);
+      }
+    } else {
+      own.resize(mine);
+      for (int r = l.lo; r < l.hi; ++r) {
+        LTT_TRY(own[static_cast<size_t>(r - l.lo)].alloc(n));
+        ptr[static_cast<size_t>(r)] = own[static_cast<size_t>(r - l.lo)].get();
+      }
     }
-    if (shared && l.multi()) {
-      const size_t mine = static_cast<size_t>(l.hi - l.lo);
+    if (shared && l.multi() && l.peers->memory == PeerMemory::cuda_ipc) {
       std::vector<cudaIpcMemHandle_t> h(mine), all(static_cast<size_t>(l.T));
       for (size_t i = 0; i < mine; ++i) LTT_CUDA(cudaIpcGetMemHandle(&h[i], own[i].get()));
       LTT_TRY(l.peers->allgather(h.data(), mine * sizeof(cudaIpcMemHandle_t), all.data()));
@@ -196,16 +220,18 @@ struct GpuCase {
   GpuCase& operator=(const GpuCase&) = delete;
   // The siblings' mappings closed (no kernel of this process still reading
   // them), and every process past that point, before any process frees a
-  // buffer that others mapped. After a failure the processes may stand at
-  // different points: no barrier then (it could pair with another
-  // collective and hang); the caller ends the job.
+  // buffer that others mapped (NCCL windows are freed after that point, by
+  // the members' destructors, in the same order in every process). After a
+  // failure the processes may stand at different points: no barrier then
+  // (it could pair with another collective and hang), the windows are left
+  // to the process's end, and the caller ends the job.
   ~GpuCase() {
     cudaDeviceSynchronize();
-    c.R.close();
-    c.S.close();
-    c.P.close();
-    for (RankBufs& b : c.lam) b.close();
+    RankBufs* shared[] = {&c.R, &c.S, &c.P, &c.lam[0], &c.lam[1], &c.lam[2]};
+    for (RankBufs* b : shared) b->close();
     if (c.lay.multi() && settled) (void)c.lay.peers->barrier();
+    if (!settled)
+      for (RankBufs* b : shared) b->abandon_window();
   }
   bool settled = false;  // the last load or run succeeded
   GpuCtx c;
@@ -236,6 +262,10 @@ struct RuntimeView {
 };
 Result<RuntimeView> runtime_init(const Peers* peers);
 Result<void*> nccl_comm(const Peers& peers);  // ncclComm_t
+// Where peers->memory is nccl_window: NCCL's communicator made (every
+// process on a GPU of its own, or a usage error) and lay.comm set, so that
+// RankBufs::alloc registers windows; nothing otherwise.
+Status attach_peer_memory(Layout& lay);
 // Every process's work on s and aux so far complete before any process's
 // later work on them (GpuCtx::fence()).
 Status fence(const Layout& lay, cudaStream_t s, cudaStream_t aux);

@@ -133,15 +133,17 @@ struct Runtime {
 
   // NCCL over the processes, one rank each on distinct GPUs; NVLink
   // multicast (NVLS) off, as on every machine this runs on.
-  Status init_nccl(const Peers& peers) {
+  // `why`: the flag that asked for it and what to use instead, for the
+  // message when processes share GPUs.
+  Status init_nccl(const Peers& peers, const char* why = "--transport nccl", const char* instead = "--transport ipc") {
 #if LTT_HAVE_NCCL
     if (nccl) return {};
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     auto d = distinct_gpus(peers);
     if (!d.ok()) return d.error();
     if (*d != peers.procs)
-      return LTT_USAGE("--transport nccl: NCCL refuses two ranks on one GPU and ", peers.procs, " processes share ",
-                       *d, " GPU(s): run one process per GPU, or use --transport ipc");
+      return LTT_USAGE(why, ": NCCL refuses two ranks on one GPU and ", peers.procs, " processes share ",
+                       *d, " GPU(s): run one process per GPU, or use ", instead);
     ncclUniqueId id{};
     std::vector<ncclUniqueId> ids(static_cast<size_t>(peers.procs));
     if (peers.pid == 0) LTT_NCCL(ncclGetUniqueId(&id));
@@ -151,8 +153,8 @@ struct Runtime {
     nccl = comm;
     return {};
 #else
-    (void)peers;
-    return LTT_USAGE("--transport nccl: this build has no NCCL (no nccl.h at configure time)");
+    (void)peers, (void)instead;
+    return LTT_USAGE(why, ": this build has no NCCL (no nccl.h at configure time)");
 #endif
   }
 };
@@ -191,6 +193,18 @@ Result<void*> nccl_comm(const Peers& peers) {
   LTT_TRY(rt.init(peers.device));
   LTT_TRY(rt.init_nccl(peers));
   return rt.nccl;
+}
+
+Status attach_peer_memory(Layout& lay) {
+  if (!lay.multi() || lay.peers->memory != PeerMemory::nccl_window) return {};
+  if (!have_nccl_windows())
+    return LTT_USAGE("--peer-memory nccl: this build has no NCCL 2.28 or later (symmetric windows and its device API); "
+                     "use --peer-memory cuda-ipc");
+  Runtime& rt = runtime();
+  LTT_TRY(rt.init(lay.peers->device));
+  LTT_TRY(rt.init_nccl(*lay.peers, "--peer-memory nccl", "--peer-memory cuda-ipc"));
+  lay.comm = rt.nccl;
+  return {};
 }
 
 Status fence(const Layout& lay, cudaStream_t s, cudaStream_t aux) {
@@ -345,6 +359,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   Runtime& rt = runtime();
   LTT_TRY(rt.init(peers ? peers->device : 0));
   if (lay.multi()) LTT_TRY(rt.init_fences(*peers));
+  LTT_TRY(attach_peer_memory(lay));
   c.device_fences = lay.multi() && rt.device_fences;
   c.transport = transport;
   if (transport == Transport::nccl && t != 0) {

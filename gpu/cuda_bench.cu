@@ -243,6 +243,7 @@ Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transp
   lay.lo = peers.pid;
   lay.hi = peers.pid + 1;
   lay.peers = &peers;
+  if (transport == Transport::ipc) LTT_TRY(attach_peer_memory(lay));
   RankBufs in, out;
   LTT_TRY(in.alloc(lay, n, transport == Transport::ipc));
   LTT_TRY(out.alloc(lay, n));

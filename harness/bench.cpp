@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "backend.hpp"
@@ -43,6 +44,9 @@ Result<std::vector<Problem>> bench_problems(const BenchOptions& o, int P) {
 }  // namespace
 
 Result<int> run_bench(const BenchOptions& o) {
+  if (o.peer_memory != "cuda-ipc")
+    return LTT_USAGE("--peer-memory ", o.peer_memory, " is the memory sibling processes share: run under mpirun -np 2 or "
+                     "more, one process per GPU (one process has no siblings)");
   auto cases = bench_problems(o, 1);
   if (!cases.ok()) return cases.error();
   const std::vector<Problem>& ps = *cases;
@@ -239,7 +243,18 @@ Result<int> run_bench(const BenchOptions& o) {
 
 Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
   if (!o.machine_out.empty()) return LTT_USAGE("--machine-out fits the one-GPU figures: run it without mpirun");
+  if (o.peer_memory != "cuda-ipc" && o.peer_memory != "nccl" && o.peer_memory != "both")
+    return LTT_USAGE("--peer-memory '", o.peer_memory, "': use cuda-ipc, nccl or both");
   const gpu::Peers peers = mpi_peers(comm);
+  // ltt's kernels over each peer memory asked for: "ipc" rows over CUDA IPC,
+  // "sym" rows over NCCL symmetric windows.
+  std::vector<std::pair<gpu::Peers, const char*>> mems;
+  if (o.peer_memory != "nccl") mems.push_back({peers, "ipc"});
+  if (o.peer_memory != "cuda-ipc") {
+    gpu::Peers w = peers;
+    w.memory = gpu::PeerMemory::nccl_window;
+    mems.push_back({w, "sym"});
+  }
   const bool root = peers.pid == 0;
   const int P = peers.procs;
   auto cases = bench_problems(o, P);
@@ -255,6 +270,8 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
                 gpu::device_info().description.c_str(),
                 info->own_gpus ? "every process on a GPU of its own" : "processes sharing GPUs",
                 info->device_fences ? "device (flags in peer memory)" : "host (streams drained, MPI barrier)");
+    std::printf("# transport: ipc = ltt's collective kernels over CUDA IPC peer memory; sym = the same kernels over NCCL"
+                " symmetric windows (--peer-memory); nccl = NCCL's collectives\n");
     std::printf("# dims H %d L %d, realistic inputs; each figure: the median over %d runs (after 3) of the slowest process's"
                 " time, runs started together, device events\n", o.dims.H, o.dims.L, o.reps);
   }
@@ -274,10 +291,12 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
     const Inputs in = make_inputs(p, local, false, nullptr);
     for (int tier : o.tiers) {
       if (!validate_for_tier(p, tier).ok()) continue;
-      auto t = gpu::time_tier_ranks(p, tier, tier_def(tier).contract, in, o.reps, peers, gpu::Transport::ipc);
-      if (!t.ok()) return t.error();
-      row(cat("tier", tier), p, "ipc", *t);
-      by[{p.T, p.M}][tier] = t->median_us;
+      for (const auto& [mp, label] : mems) {
+        auto t = gpu::time_tier_ranks(p, tier, tier_def(tier).contract, in, o.reps, mp, gpu::Transport::ipc);
+        if (!t.ok()) return t.error();
+        row(cat("tier", tier), p, label, *t);
+        if (&mp == &mems.front().first) by[{p.T, p.M}][tier] = t->median_us;
+      }
       if (nccl && p.T == P && tier != 0) {
         auto tn = gpu::time_tier_ranks(p, tier, tier_def(tier).contract, in, o.reps, peers, gpu::Transport::nccl);
         if (!tn.ok()) return tn.error();
@@ -298,11 +317,12 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
     bw.header();
   }
   nlohmann::json bws = nlohmann::json::array();
-  for (gpu::Transport tr : {gpu::Transport::nccl, gpu::Transport::ipc}) {
-    if (tr == gpu::Transport::nccl && !nccl) continue;
-    const char* name = tr == gpu::Transport::nccl ? "nccl" : "ipc";
+  std::vector<std::tuple<gpu::Transport, const gpu::Peers*, const char*>> ways;
+  if (nccl) ways.emplace_back(gpu::Transport::nccl, &peers, "nccl");
+  for (const auto& [mp, label] : mems) ways.emplace_back(gpu::Transport::ipc, &mp, label);
+  for (const auto& [tr, pp, name] : ways) {
     for (size_t bytes = 1024; bytes <= (size_t(1) << 30); bytes *= 4) {
-      auto t = gpu::time_allreduce(bytes, o.reps, peers, tr);
+      auto t = gpu::time_allreduce(bytes, o.reps, *pp, tr);
       if (!t.ok()) return t.error();
       const double alg = static_cast<double>(bytes) / (t->median_us * 1e3), bus = alg * 2.0 * (P - 1) / P;
       if (root) bw.row({name, std::to_string(bytes), fmt("%.1f", t->median_us), fmt("%.1f", alg), fmt("%.1f", bus)});
@@ -326,7 +346,7 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
           line += cat(i ? "; " : "", "tier ", list[i].second, " from M ", list[i].first);
           cross.push_back({{"tp", T}, {"from_tokens", list[i].first}, {"fastest_tier", list[i].second}});
         }
-      std::printf("# fastest of tiers 0-2 at T %d (ipc): %s\n", T, line.c_str());
+      std::printf("# fastest of tiers 0-2 at T %d (%s): %s\n", T, mems.front().second, line.c_str());
     }
     std::printf("# tierK: the tier end to end over the processes' ranks (fences included); tier0-unfused: NCCL all-reduce of R"
                 " and S, RMSNorm, cuBLAS shard GEMM + S, NCCL all-gather; wall %.1f s\n", now_seconds() - wall0);
@@ -334,6 +354,7 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
   if (root && !o.json.empty()) {
     const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"processes", P},
                              {"own_gpus", info->own_gpus}, {"device_fences", info->device_fences}, {"reps", o.reps},
+                             {"peer_memory", o.peer_memory},
                              {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}, {"allreduce", bws}, {"crossover", cross}};
     std::ofstream f(o.json);
     f << doc.dump(2) << "\n";

@@ -23,6 +23,7 @@ struct BenchOptions {
   std::string backend = "cuda";
   std::string json;
   std::string machine_out;  // write the fitted timing-model calibration here (ltt simulate --machine)
+  std::string peer_memory = "cuda-ipc";  // under mpirun: CUDA IPC or NCCL symmetric windows (CheckOptions)
   std::string command;
 };
 

@@ -77,6 +77,11 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (!cuda && o.transport != "ipc")
     return LTT_USAGE("--transport ", o.transport, " is for --backend cuda under mpirun (the cpu backend's processes use MPI)");
   if (o.transport != "ipc" && o.transport != "nccl") return LTT_USAGE("--transport '", o.transport, "': use ipc or nccl");
+  if (o.peer_memory != "cuda-ipc" && o.peer_memory != "nccl")
+    return LTT_USAGE("--peer-memory '", o.peer_memory, "': use cuda-ipc or nccl");
+  if (o.peer_memory != "cuda-ipc" && (!cuda || P == 1))
+    return LTT_USAGE("--peer-memory ", o.peer_memory, " is where sibling processes' buffers live: it needs --backend cuda "
+                     "under mpirun -np 2 or more (one process per GPU)");
   gpu::Peers peers;
   if (cuda) {
     LTT_TRY(gpu::cuda_available());
@@ -89,6 +94,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                            " processes (use --tp ", P, ", or --transport ipc for several ranks per process)");
     }
     if (P > 1) peers = mpi_peers(comm);
+    if (o.peer_memory == "nccl") peers.memory = gpu::PeerMemory::nccl_window;
     if (!o.variants.empty())
       return LTT_USAGE("--variant makes the cpu backend a random member of the family: use it with --backend cpu");
   }

@@ -38,6 +38,10 @@ struct CheckOptions {
   // ("ipc": ltt's kernels over CUDA IPC peer memory, the contract's orders;
   // "nccl": NCCL's all-reduce for tiers 1-4, one rank per process and GPU).
   std::string transport = "ipc";
+  // --backend cuda under mpirun: where the buffers that sibling processes
+  // read live ("cuda-ipc": cudaMalloc'd, mapped through CUDA IPC handles;
+  // "nccl": NCCL symmetric windows, every process on a GPU of its own).
+  std::string peer_memory = "cuda-ipc";
   std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
   std::string json, markdown, dump_dir;
   std::string html;       // a self-contained HTML report (heatmaps of the failing cases)

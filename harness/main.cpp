@@ -159,6 +159,13 @@ int main(int argc, char** argv) {
       "--backend cuda under mpirun: ipc (ltt's collective kernels over CUDA IPC peer memory, the contract's orders, "
       "bitwise the fake-rank run) or nccl (NCCL's all-reduce for tiers 1-4, one rank per process on its own GPU; "
       "tier 0 stays on peer memory)")->default_str("ipc");
+  add(check, "--peer-memory", ck.peer_memory,
+      [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda-ipc", "nccl"}); },
+      "--backend cuda under mpirun: where the buffers that sibling processes read live (tier 0's partials and Lamport "
+      "receive buffers, ltt's all-reduce inputs): cuda-ipc (cudaMalloc'd, mapped through CUDA IPC handles exchanged "
+      "over MPI) or nccl (NCCL 2.28's symmetric memory: ncclMemAlloc'd, registered as symmetric windows, peers' "
+      "addresses from NCCL's device API; one process per GPU). The same kernels run over either: the outputs are "
+      "bitwise the same")->default_str("cuda-ipc");
   add(check, "--algo", ck.algo, optional_algo, "one-shot or ring: the backend's reduction algorithm (default: each tier's declared one)");
   add(check, "--json", ck.json, path_value, "write the results as JSON (schema in README.md)");
   add(check, "--markdown", ck.markdown, path_value, "write a Markdown summary");
@@ -326,6 +333,10 @@ int main(int argc, char** argv) {
   add(bench, "--reps", bo.reps, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 100000); },
       "timed runs per figure")->default_str("20");
   add(bench, "--json", bo.json, path_value, "write the figures as JSON");
+  add(bench, "--peer-memory", bo.peer_memory,
+      [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda-ipc", "nccl", "both"}); },
+      "under mpirun: the peer memory under ltt's collective kernels: cuda-ipc (rows 'ipc'), nccl (NCCL symmetric "
+      "windows, rows 'sym'; one process per GPU) or both (each figure over each)")->default_str("cuda-ipc");
   add(bench, "--machine-out", bo.machine_out, path_value, "write the timing model's calibration fitted from these figures (ltt simulate --machine)");
 
   // ---- simulate

@@ -146,9 +146,12 @@ Report::Report(const CheckOptions& o, int processes, std::string title)
 
 void Report::header() {
   if (title_ == "ltt check")
-    std::printf("# ltt check: backend %s, %d process(es) for T ranks (%s ranks), dims H %d L %d, seed %llu\n",
-                o_.backend.c_str(), processes_, processes_ == 1 ? "fake" : "real or mixed", o_.dims.H, o_.dims.L,
-                static_cast<unsigned long long>(o_.seed));
+    std::printf("# ltt check: backend %s, %d process(es) for T ranks (%s ranks)%s, dims H %d L %d, seed %llu\n",
+                o_.backend.c_str(), processes_, processes_ == 1 ? "fake" : "real or mixed",
+                processes_ == 1 || o_.backend != "cuda"
+                    ? ""
+                    : o_.peer_memory == "nccl" ? ", peer memory: NCCL symmetric windows" : ", peer memory: CUDA IPC",
+                o_.dims.H, o_.dims.L, static_cast<unsigned long long>(o_.seed));
   else
     std::printf("# %s: %s\n", title_.c_str(), o_.backend.c_str());
   std::printf("# verdict: every element inside its admissible set (the bf16 values some correct member of the tier's\n"
@@ -231,6 +234,10 @@ Status Report::finish(double wall_seconds) {
     j["command"] = o_.command;
     j["backend"] = o_.backend;
     j["processes"] = processes_;
+    if (processes_ > 1 && o_.backend == "cuda") {
+      j["transport"] = o_.transport;
+      j["peer_memory"] = o_.peer_memory;
+    }
     j["criteria"] = {{"verdict", "admissible sets of the order-free contract"},
                      {"p_false_alarm", Family{}.p_false_alarm},
                      {"ulp_max", o_.ulp_max >= 0 ? nlohmann::json(o_.ulp_max) : nlohmann::json(nullptr)},
