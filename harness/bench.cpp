@@ -142,6 +142,11 @@ Result<int> run_bench(const BenchOptions& o) {
                                                          : tc;
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
+      {
+        auto tr = gpu::time_read(static_cast<size_t>(bytes), o.reps);
+        if (!tr.ok()) return tr.error();
+        row("read-tier0", p, *tr, bytes, 0);
+      }
       row("tier0-cublas", p, *tc, bytes, flops);
       if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
       if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
@@ -213,6 +218,8 @@ Result<int> run_bench(const BenchOptions& o) {
               "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster; every tier0-* row's output is checked\n"
               "# against a rigorous bound around the exact step (gpu/step_check.hpp) before its figure is printed;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
+              "# read-tier0: a kernel that only reads tier0-rank's bytes once (16-byte streaming loads, the fastest of four\n"
+              "# grid shapes), replayed the same way: the floor any kernel for that step meets at this size;\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
               "# rmsnorm: ltt's kernel (a block of 256 threads a row for L <= 4096); rmsnorm-pdl: the same, each call a\n"
