@@ -191,25 +191,6 @@ struct GpuCtx {
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
 };
 
-// Tier 0's per-rank step up to this many tokens (from kTier0GemvMaxTokens
-// + 1, below): the collective normalises and one kernel (shard_gemm.cu)
-// multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
-// split form took 7.9 us a rank at M 1, 10.1 at 33 and 11.6 at 64, against
-// 8.4, 12.1 and 14.7 with RMSNorm inside the kernel (fused) and 11.4, 12.1
-// and 14.2 with cuBLAS, and lost at M 128 (17.5 against cuBLAS's 15.0). The
-// kernel itself takes M up to 128 (kTier0KernelLimit: shared memory), so
-// LTT_TIER0_PATH can force it there.
-constexpr int kTier0KernelMaxTokens = 64;
-// Up to this many tokens the few-token kernel (shard_gemv.cu) instead: the
-// collective normalises, the kernel multiplies, adds S and rounds
-// (gemv-split). On the H200 (bench/results/h200.md, fifth session) tier 0
-// took 84.4 us on 8 fake ranks at M 1 and 100.4 at 16 that way, against
-// 102.3 and 125.6 with the kernel normalising (gemv); per call, 4.7 us
-// against 6.2 (ranks 1..7's kernels are not programmatic dependents, so
-// their W loads do not overlap anything, and the normalisation's barrier
-// is on the path).
-constexpr int kTier0GemvMaxTokens = 16;
-constexpr int kTier0KernelLimit = 128;
 
 // A case on the device: the context plus pristine copies of the partials, so
 // that every run (the check's two, a benchmark's many) starts from the same

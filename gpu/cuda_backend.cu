@@ -306,9 +306,7 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   if (!ct.ok()) return ct.error();
   const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
   const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L);
-  Tier0Path chosen = gemv && p.M <= kTier0GemvMaxTokens && !*ct ? Tier0Path::gemv_split
-                     : taken && p.M <= kTier0KernelMaxTokens ? Tier0Path::split
-                                                              : Tier0Path::cublas;
+  Tier0Path chosen = tier0_default_path(p.M, p.Hs(), gemv, taken, *ct != 0);
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
     const std::string v = env;
     const Tier0Path all[] = {Tier0Path::fused, Tier0Path::split, Tier0Path::gemv, Tier0Path::gemv_split, Tier0Path::cublas};

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "cuda_backend.hpp"
+
 namespace ltt::gpu {
 
 struct ShardGemmPlan {
@@ -76,5 +78,42 @@ constexpr int kMaxSteps = 8;    // steps a warp (K up to 16 x 8 x 32 = 4096), al
 bool gemv_takes(int M, int n, int K);
 // The steps a warp of that kernel takes for K (its template argument).
 constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 1) / gemv::kWarps; }
+
+// Tier 0's per-rank step up to this many tokens (from kTier0GemvMaxTokens
+// + 1, below): the collective normalises and one kernel (shard_gemm.cu)
+// multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
+// split form took 7.9 us a rank at M 1, 10.1 at 33 and 11.6 at 64, against
+// 8.4, 12.1 and 14.7 with RMSNorm inside the kernel (fused) and 11.4, 12.1
+// and 14.2 with cuBLAS, and lost at M 128 (17.5 against cuBLAS's 15.0). The
+// kernel itself takes M up to 128 (kTier0KernelLimit: shared memory), so
+// LTT_TIER0_PATH can force it there.
+constexpr int kTier0KernelMaxTokens = 64;
+// Up to this many tokens the few-token kernel (shard_gemv.cu) instead: the
+// collective normalises, the kernel multiplies, adds S and rounds
+// (gemv-split). On the H200 (bench/results/h200.md, fifth session) tier 0
+// took 84.4 us on 8 fake ranks at M 1 and 100.4 at 16 that way, against
+// 102.3 and 125.6 with the kernel normalising (gemv); per call, 4.7 us
+// against 6.2 (ranks 1..7's kernels are not programmatic dependents, so
+// their W loads do not overlap anything, and the normalisation's barrier
+// is on the path).
+constexpr int kTier0GemvMaxTokens = 16;
+constexpr int kTier0KernelLimit = 128;
+// The cluster kernel (split) only for shards up to this many columns: it
+// was built for k3's shards at T 8 and 16 (H/T 896 and 448), and on wider
+// ones it loses to cuBLAS by far. On the H200 (bench/results/h200x2.md,
+// sixth session, call 3) at M 17 / 33 / 64 it took 44.6 / 49.5 / 57.4 us
+// a rank at H/T 3584 (T 2) and 37.6 / 40.5 / 46.0 at 1792 (T 4), against
+// cuBLAS's 15.6 / 16.4 / 16.2 and 12.7 / 12.8 / 13.4; at 896 (T 8) 9.9 and
+// 11.3 at M 33 and 64 against 12.0 and 12.3.
+constexpr int kTier0KernelMaxColumns = 896;
+
+// The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
+// tokens and a shard of n = H/T columns: gemv-split up to
+// kTier0GemvMaxTokens where the few-token kernel takes the shape (gemv_ok)
+// and no column tiling is forced, split up to kTier0KernelMaxTokens and
+// kTier0KernelMaxColumns where the cluster kernel has a plan (kernel_ok;
+// a forced column tiling, LTT_TIER0_COLUMNS, lifts the column bound: it is
+// there to run that kernel), cuBLAS otherwise.
+Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced);
 
 }  // namespace ltt::gpu

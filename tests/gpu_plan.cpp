@@ -143,3 +143,26 @@ TEST_CASE("gpu_plan: the few-token kernel's shapes (gemv_takes) and its steps a 
     CHECK(gemv_takes(1, 8, K) == (K <= 4096));
   }
 }
+
+TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
+  // k3 (L 3584): H/T 896 at T 8, 448 at T 16, 1792 at T 4, 3584 at T 2.
+  for (int n : {448, 896, 1792, 3584}) {
+    CHECK(tier0_default_path(1, n, true, true, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(kTier0GemvMaxTokens, n, true, true, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(kTier0KernelMaxTokens + 1, n, false, true, false) == Tier0Path::cublas);
+  }
+  // The cluster kernel from M 17 to 64 on k3's T 8 and 16 shards only.
+  for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens}) {
+    CHECK(tier0_default_path(M, 448, false, true, false) == Tier0Path::split);
+    CHECK(tier0_default_path(M, 896, false, true, false) == Tier0Path::split);
+    CHECK(tier0_default_path(M, 1792, false, true, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 3584, false, true, false) == Tier0Path::cublas);
+    // A forced column tiling runs the kernel wherever it has a plan.
+    CHECK(tier0_default_path(M, 3584, false, true, true) == Tier0Path::split);
+  }
+  // Where a kernel does not take the shape, the next path.
+  CHECK(tier0_default_path(5, 896, false, true, false) == Tier0Path::split);
+  CHECK(tier0_default_path(5, 896, false, false, false) == Tier0Path::cublas);
+  CHECK(tier0_default_path(5, 896, true, true, true) == Tier0Path::split);  // a forced tiling passes the few-token kernel by
+  CHECK(tier0_default_path(kTier0KernelMaxTokens, 896, false, false, false) == Tier0Path::cublas);
+}
