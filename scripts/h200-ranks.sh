@@ -68,8 +68,9 @@ if command -v compute-sanitizer > /dev/null; then
   # NCCL's own init probes (cuMemCreate, cudaFuncGetAttributes) fail by
   # design and memcheck would count them; ltt checks every call it makes.
   for mem in cuda-ipc nccl; do
+    api=all; [ "$mem" = nccl ] && api=no
     for tool in memcheck racecheck; do
-      step "np2_sanitizer_${tool}_$mem" 120 $M -np 2 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
+      step "np2_sanitizer_${tool}_$mem" 120 $M -np 2 compute-sanitizer --tool "$tool" --report-api-errors $api --error-exitcode 9 \
         "$L" check --backend cuda --peer-memory "$mem" --dims small --tp 2,8 --tier 0 --tokens 5 --dist realistic
     done
   done
