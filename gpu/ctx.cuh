@@ -202,10 +202,10 @@ struct GpuCase {
   // The siblings' mappings closed (no kernel of this process still reading
   // them), and every process past that point, before any process frees a
   // buffer that others mapped (NCCL windows are freed after that point, by
-  // the members' destructors, in the same order in every process). After a
-  // failure the processes may stand at different points: no barrier then
-  // (it could pair with another collective and hang), the windows are left
-  // to the process's end, and the caller ends the job.
+  // the members' destructors). After a failure the processes may stand at
+  // different points: no barrier then (it could pair with another
+  // collective and hang), the windows are left to the process's end (a
+  // sibling may still read them), and the caller ends the job.
   ~GpuCase() {
     cudaDeviceSynchronize();
     RankBufs* shared[] = {&c.R, &c.S, &c.P, &c.lam[0], &c.lam[1], &c.lam[2]};

@@ -197,6 +197,9 @@ Result<void*> nccl_comm(const Peers& peers) {
 
 Status attach_peer_memory(Layout& lay) {
   if (!lay.multi() || lay.peers->memory != PeerMemory::nccl_window) return {};
+  if (!lay.peers->one_node)
+    return LTT_USAGE("--peer-memory nccl over several nodes: NCCL's symmetric windows give load/store addresses on one "
+                     "node only; run ltt's collectives on one node, or tiers 1-4 with --transport nccl");
   if (!have_nccl_windows())
     return LTT_USAGE("--peer-memory nccl: this build has no NCCL 2.28 or later (symmetric windows and its device API); "
                      "use --peer-memory cuda-ipc");
@@ -352,8 +355,8 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   if (lay.multi() && mut != Mutant::none)
     return LTT_USAGE("the cuda backend plants mutants on fake ranks in one process: run without mpirun");
   if (lay.multi() && !peers->one_node && (transport == Transport::ipc || t == 0))
-    return LTT_USAGE("--backend cuda over several nodes: CUDA IPC peer memory reaches only processes on one node; run tiers 1-4 "
-                     "with --transport nccl (tier 0 needs its ranks on one node)");
+    return LTT_USAGE("--backend cuda over several nodes: peer memory (CUDA IPC, NCCL's symmetric windows) reaches only "
+                     "processes on one node; run tiers 1-4 with --transport nccl (tier 0 needs its ranks on one node)");
   Runtime& rt = runtime();
   LTT_TRY(rt.init(peers ? peers->device : 0));
   if (lay.multi()) LTT_TRY(rt.init_fences(*peers));

@@ -370,26 +370,26 @@ namespace {
 // Reads n 16-byte vectors once (each thread kUnroll of them at a time, all
 // in flight, then the next grid-wide stride) and writes nothing unless their
 // XOR is a value no input here makes: a kernel that only moves bytes in.
-constexpr int kReadUnroll = 8;
+template <int kUnroll>
 __global__ void read_only_k(const uint4* p, size_t n, unsigned* sink) {
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x * kReadUnroll;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x * kUnroll;
   unsigned acc = 0;
-  for (size_t base = static_cast<size_t>(blockIdx.x) * blockDim.x * kReadUnroll + threadIdx.x; base < n; base += stride) {
-    uint4 v[kReadUnroll];
+  for (size_t base = static_cast<size_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < n; base += stride) {
+    uint4 v[kUnroll];
 #pragma unroll
-    for (int k = 0; k < kReadUnroll; ++k) {
+    for (int k = 0; k < kUnroll; ++k) {
       const size_t i = base + static_cast<size_t>(k) * blockDim.x;
       v[k] = i < n ? __ldcs(p + i) : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
-    for (int k = 0; k < kReadUnroll; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    for (int k = 0; k < kUnroll; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
   }
   if (acc == 0x9e3779b9u) sink[0] = acc;
 }
 
 }  // namespace
 
-Result<Timing> time_read(size_t bytes, int reps) {
+Result<Timing> time_read(size_t bytes, int reps, ReadShape* shape) {
   auto rt = runtime_init(nullptr);
   if (!rt.ok()) return rt.error();
   const cudaStream_t s = rt->s;
@@ -403,25 +403,38 @@ Result<Timing> time_read(size_t bytes, int reps) {
   int dev = 0, sms = 0;
   LTT_CUDA(cudaGetDevice(&dev));
   LTT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  // The fastest of a few shapes: one block of 512 or 1024 threads an SM,
-  // or two or four of 512.
-  const std::pair<int, int> shapes[] = {{1, 512}, {1, 1024}, {2, 512}, {4, 512}};
+  // The fastest over block sizes, loads in flight a thread and blocks an SM
+  // (as many blocks as the bytes fill, at most that many an SM).
   Timing best;
   bool any = false;
-  for (const auto& shape : shapes) {
-    const int per_sm = shape.first, threads = shape.second;
-    const size_t need = (n + static_cast<size_t>(threads) * kReadUnroll - 1) / (static_cast<size_t>(threads) * kReadUnroll);
-    const unsigned blocks = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(need, static_cast<size_t>(sms) * per_sm)));
-    auto t = timed_graph(s, reps, graph_calls(sets), [&](int i) -> Status {
-      read_only_k<<<blocks, static_cast<unsigned>(threads), 0, s>>>(reinterpret_cast<const uint4*>(a[i % sets].get()), n,
-                                                                   sink.get());
-      LTT_LAUNCHED();
-      return {};
-    });
-    if (!t.ok()) return t.error();
-    if (!any || t->median_us < best.median_us) best = *t;
-    any = true;
-  }
+  std::vector<ReadShape> tried;
+  for (int threads : {256, 512, 1024})
+    for (int unroll : {1, 2, 4, 8})
+      for (int per_sm : {1, 2, 4, 8}) {
+        if (threads * per_sm > 2048) continue;  // more threads than an SM holds
+        const size_t per_block = static_cast<size_t>(threads) * static_cast<size_t>(unroll);
+        const size_t need = (n + per_block - 1) / per_block;
+        const ReadShape sh{static_cast<int>(std::max<size_t>(1, std::min<size_t>(need, static_cast<size_t>(sms) * per_sm))),
+                           threads, unroll};
+        if (std::find_if(tried.begin(), tried.end(), [&](const ReadShape& o) {
+              return o.blocks == sh.blocks && o.threads == sh.threads && o.unroll == sh.unroll;
+            }) != tried.end())
+          continue;
+        tried.push_back(sh);
+        auto* k = unroll == 1 ? read_only_k<1> : unroll == 2 ? read_only_k<2> : unroll == 4 ? read_only_k<4> : read_only_k<8>;
+        auto t = timed_graph(s, reps, graph_calls(sets), [&](int i) -> Status {
+          k<<<static_cast<unsigned>(sh.blocks), static_cast<unsigned>(sh.threads), 0, s>>>(
+              reinterpret_cast<const uint4*>(a[i % sets].get()), n, sink.get());
+          LTT_LAUNCHED();
+          return {};
+        });
+        if (!t.ok()) return t.error();
+        if (!any || t->median_us < best.median_us) {
+          best = *t;
+          if (shape) *shape = sh;
+        }
+        any = true;
+      }
   return best;
 }
 

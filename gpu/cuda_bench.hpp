@@ -21,11 +21,16 @@ Result<double> copy_bandwidth(size_t bytes, int reps);
 // buffers rotated over twice the L2): what a kernel that reads and writes
 // that many bytes once can hope for at that size, fixed costs included.
 Result<Timing> time_copy(size_t elems, int reps);
-// A kernel that only reads `bytes` once (16-byte streaming loads, 8 in
-// flight a thread, the fastest of four grid shapes) and writes nothing,
-// timed the same way: the floor for a step that must read those bytes,
-// launch and memory latency included, which a per-byte roofline leaves out.
-Result<Timing> time_read(size_t bytes, int reps);
+// A kernel that only reads `bytes` once (16-byte streaming loads) and
+// writes nothing, timed the same way, the fastest over block sizes (256,
+// 512, 1024 threads), loads in flight a thread (1, 2, 4, 8) and blocks an
+// SM (1 .. 8, as many as the bytes fill): the floor for a step that must
+// read those bytes, launch and memory latency included, which a per-byte
+// roofline leaves out. shape: the fastest one's.
+struct ReadShape {
+  int blocks = 0, threads = 0, unroll = 0;
+};
+Result<Timing> time_read(size_t bytes, int reps, ReadShape* shape = nullptr);
 // The tier's whole pipeline on all T fake ranks (collectives included); the
 // inputs are restored and the outputs poisoned between runs, untimed.
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);

@@ -34,6 +34,14 @@ Status window_alloc(void* comm_v, size_t bytes, NcclWindow& w) {
   int procs = 0, me = 0;
   LTT_NCCL(ncclCommCount(comm, &procs));
   LTT_NCCL(ncclCommUserRank(comm, &me));
+  // Peers' addresses exist only within NCCL's load/store team (the
+  // processes whose GPUs reach each other's memory directly, on one node);
+  // ltt's kernels read every process's buffers, so all must be in it.
+  const ncclTeam_t lsa = ncclTeamLsa(comm);
+  if (lsa.nRanks != procs)
+    return LTT_USAGE("--peer-memory nccl: NCCL's load/store team holds ", lsa.nRanks, " of the ", procs,
+                     " processes (the others are on other nodes, or their GPUs do not reach each other's memory "
+                     "directly), and ltt's kernels read every process's buffers; use one node of peer-connected GPUs");
   // The registration's granularity: every process asks for the same size.
   bytes = (bytes + NCCL_WIN_REQUIRED_ALIGNMENT - 1) / NCCL_WIN_REQUIRED_ALIGNMENT * NCCL_WIN_REQUIRED_ALIGNMENT;
   void* base = nullptr;
@@ -56,15 +64,16 @@ Status window_alloc(void* comm_v, size_t bytes, NcclWindow& w) {
   const cudaError_t copied =
       launched == cudaSuccess ? cudaMemcpy(w.peer.data(), dev, sizeof(char*) * w.peer.size(), cudaMemcpyDeviceToHost) : launched;
   cudaFree(dev);
+  if (launched != cudaSuccess)
+    return LTT_ERR(Errc::internal, "peer_addresses<<<1, 32>>> (NCCL's device API, ncclGetPeerPointer): ",
+                   cudaGetErrorString(launched));
   LTT_CUDA(copied);
-  // A window registered without its symmetric mapping (NCCL decides that
-  // per communicator: all ranks on one node, direct P2P between every pair,
-  // CUDA VMM on) has no peers' addresses to give.
+  // Not expected once the team holds every process (above); a window
+  // without its symmetric mapping would give none.
   for (int q = 0; q < procs; ++q)
     if (!w.peer[static_cast<size_t>(q)])
-      return LTT_USAGE("--peer-memory nccl: NCCL registered the window without a symmetric mapping (no address for "
-                       "process ", q, "'s copy): its symmetric memory needs every process on one node, direct P2P "
-                       "between every pair of GPUs and CUDA VMM (NCCL_CUMEM_ENABLE not 0); use --peer-memory cuda-ipc");
+      return LTT_USAGE("--peer-memory nccl: NCCL gives no address for process ", q, "'s copy of the window (no "
+                       "symmetric mapping: NCCL_CUMEM_ENABLE=0, or NCCL_WIN_ENABLE=0?); use --peer-memory cuda-ipc");
   // NCCL maps every copy, this process's too, into one range of its own:
   // this process's copy is reached there or at the allocation alike (one
   // physical memory); ltt uses the allocation.

@@ -34,8 +34,10 @@ struct NcclWindow {
 // same bytes, in the same order as its other window calls.
 Status window_alloc(void* comm, size_t bytes, NcclWindow& w);
 // Deregisters and frees. Only once no process reads the window any more
-// (the caller's barrier) and every process frees its windows in the same
-// order; after a failure the caller leaks it instead (the process ends).
+// (the caller's barrier). Deregistration is local in NCCL 2.28 (only the
+// registration is collective); after a failure the caller leaves the
+// window to the process's end all the same, since the siblings may still
+// be reading it.
 Status window_free(NcclWindow& w);
 
 }  // namespace ltt::gpu

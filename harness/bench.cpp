@@ -63,6 +63,7 @@ Result<int> run_bench(const BenchOptions& o) {
              {"roofline", "us", 9}, {"x", "roof", 6}, {"TFLOP/s", "", 8}});
   tab.header();
   nlohmann::json rows = nlohmann::json::array();
+  std::vector<std::string> read_shapes;  // read-tier0's fastest shape, per (T, M)
   auto row = [&](const char* what, const Problem& p, const gpu::Timing& t, double bytes, double flops) {
     const double roof = bytes / GBps / 1e3;
     tab.row({what, std::to_string(p.T), std::to_string(p.M), fmt("%.1f", t.median_us), fmt("%.1f", t.min_us),
@@ -143,9 +144,14 @@ Result<int> run_bench(const BenchOptions& o) {
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
       {
-        auto tr = gpu::time_read(static_cast<size_t>(bytes), o.reps);
+        // W's shard: what the tier 0 rows' calls bring from memory (they
+        // rotate over copies of it; their other operands stay in L2).
+        const double wbytes = 2 * Hs * L;
+        gpu::ReadShape sh;
+        auto tr = gpu::time_read(static_cast<size_t>(wbytes), o.reps, &sh);
         if (!tr.ok()) return tr.error();
-        row("read-tier0", p, *tr, bytes, 0);
+        row("read-tier0", p, *tr, wbytes, 0);
+        read_shapes.push_back(cat("T ", p.T, " M ", p.M, ": ", sh.blocks, " x ", sh.threads, ", ", sh.unroll));
       }
       row("tier0-cublas", p, *tc, bytes, flops);
       if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
@@ -218,8 +224,10 @@ Result<int> run_bench(const BenchOptions& o) {
               "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster; every tier0-* row's output is checked\n"
               "# against a rigorous bound around the exact step (gpu/step_check.hpp) before its figure is printed;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"
-              "# read-tier0: a kernel that only reads tier0-rank's bytes once (16-byte streaming loads, the fastest of four\n"
-              "# grid shapes), replayed the same way: the floor any kernel for that step meets at this size;\n"
+              "# read-tier0: a kernel that only reads W's shard once (the bytes the tier0-* rows' calls bring from memory;\n"
+              "# their other operands stay in L2 between calls) with 16-byte streaming loads, the fastest over\n"
+              "# blocks of 256, 512, 1024 threads, 1, 2, 4, 8 loads in flight a thread, 1 .. 8 blocks an SM), replayed the\n"
+              "# same way: the floor any kernel for that step meets at this size;\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
               "# rmsnorm: ltt's kernel (a block of 256 threads a row for L <= 4096); rmsnorm-pdl: the same, each call a\n"
@@ -231,6 +239,11 @@ Result<int> run_bench(const BenchOptions& o) {
               "# lamport-allgather: tier 0's all-gather on the T fake ranks (the receive buffer cleared to -0, the T shards\n"
               "# published into it, T reads of it into each rank's Y: bytes 2 M H (3 + 2 T)); wall %.1f s\n",
               now_seconds() - wall0);
+  if (!read_shapes.empty()) {
+    std::string line;
+    for (const std::string& r : read_shapes) line += (line.empty() ? "" : "; ") + r;
+    std::printf("# read-tier0's fastest shape (blocks x threads, loads in flight a thread): %s\n", line.c_str());
+  }
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
   if (!o.json.empty()) {
