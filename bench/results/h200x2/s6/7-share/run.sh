@@ -14,12 +14,12 @@ s() { local n=$1 to=$2; shift 2; local a=$(date +%s); timeout $to "$@" > $R/$n.l
 (export CUDA_VISIBLE_DEVICES=1
  (cd build/release && timeout 200 ctest -R '^gpu\.|python' -E 'ranks_' -j3 > $R/ctest_gpu.log 2>&1; echo "ctest gpu: $(grep -E 'tests passed' $R/ctest_gpu.log)"; grep -E "Failed|\*\*\*|Not Run" $R/ctest_gpu.log)
  s t0_fake 120 $L check --backend cuda --dims k3 --tp 2,8,16 --tier 0 --tokens 1,8,9,13,16 --dist all
- LTT_TIER0_GEMV_SHARE=always s san_memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 9 $L check --backend cuda --dims small --tp 8 --tier 0 --tokens 3,16 --dist realistic
- LTT_TIER0_GEMV_SHARE=always s san_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 9 $L check --backend cuda --dims small --tp 8 --tier 0 --tokens 3,16 --dist realistic) > $R/phase1.txt 2>&1 &
+ s san_memcheck 60 env LTT_TIER0_GEMV_SHARE=always compute-sanitizer --tool memcheck --error-exitcode 9 $L check --backend cuda --dims small --tp 8 --tier 0 --tokens 3,16 --dist realistic
+ s san_racecheck 90 env LTT_TIER0_GEMV_SHARE=always compute-sanitizer --tool racecheck --error-exitcode 9 $L check --backend cuda --dims small --tp 8 --tier 0 --tokens 3,16 --dist realistic) > $R/phase1.txt 2>&1 &
 (export CUDA_VISIBLE_DEVICES=0
  s bench_default 100 $L bench --backend cuda --dims k3 --tp 8,16 --tier 0 --tokens 1,5,9,16 --json $R/bench_default.json
- LTT_TIER0_GEMV_SHARE=never s bench_never 100 $L bench --backend cuda --dims k3 --tp 8,16 --tier 0 --tokens 1,5,9,16 --json $R/bench_never.json
- LTT_TIER0_GEMV_SHARE=always s bench_always 100 $L bench --backend cuda --dims k3 --tp 8,16 --tier 0 --tokens 1,5,9,16 --json $R/bench_always.json) > $R/phase0.txt 2>&1
+ s bench_never 100 env LTT_TIER0_GEMV_SHARE=never $L bench --backend cuda --dims k3 --tp 8,16 --tier 0 --tokens 1,5,9,16 --json $R/bench_never.json
+ s bench_always 100 env LTT_TIER0_GEMV_SHARE=always $L bench --backend cuda --dims k3 --tp 8,16 --tier 0 --tokens 1,5,9,16 --json $R/bench_always.json) > $R/phase0.txt 2>&1
 wait
 cat $R/phase1.txt $R/phase0.txt
 s np2_t0 120 $M -np 2 $L check --backend cuda --dims k3 --tp 2,8,16 --tier 0 --tokens 9,16 --dist realistic,adversarial
