@@ -80,28 +80,4 @@ inline Status launch(void (*k)(P...), unsigned grid, unsigned block, bool pdl, c
   return {};
 }
 
-// The same with clusters of `cluster` blocks along x (Hopper) and `smem`
-// bytes of dynamic shared memory a block (within the kernel's limit, which
-// the caller raised).
-template <class... P, class... A>
-inline Status launch_cluster(void (*k)(P...), unsigned grid, unsigned block, unsigned cluster, size_t smem, bool pdl,
-                             cudaStream_t s, A... a) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(block);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = s;
-  cudaLaunchAttribute attr[2];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = cluster;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 2 : 1;
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, static_cast<P>(a)...));
-  return {};
-}
-
 }  // namespace ltt::gpu

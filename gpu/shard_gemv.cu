@@ -29,11 +29,6 @@
 // warps' partial products meet in shared memory and are added in warp order
 // (the same bits on every run and every rank), then S, then the rounding.
 // No atomics, no workspace, no cluster.
-#include <cooperative_groups.h>
-
-#include <cstdlib>
-#include <string>
-
 #include "cuda_check.cuh"
 #include "elem.cuh"
 #include "kernels.cuh"
@@ -54,35 +49,6 @@ __device__ __forceinline__ uint4 load_stream(const bf* p) {
                : "l"(p));
   return v;
 }
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-// Hopper's bulk copies (no tensor map) of N's rows into shared memory,
-// their arrival counted in bytes on an mbarrier.
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void mbar_init(unsigned long long* bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_addr(bar)) : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-__device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar) {  // its first phase
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar))
-        : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_addr(dst)),
-               "l"(src), "r"(bytes), "r"(smem_addr(bar))
-               : "memory");
-}
-#endif
 
 // d += a b: a [16 x 16] (rows: tokens), b [16 x 8] (columns: W's rows), fp32.
 __device__ __forceinline__ void mma16816(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
@@ -108,27 +74,14 @@ __device__ __forceinline__ float squares_tree(uint4 v) {
 // Grid n / 8 blocks of 512 threads; kSteps = gemv_warp_steps(K). kNorm: A
 // is Z, normalised here with g (fused: the order's rounding points). kTwo:
 // M > 8, tokens 8 .. 15 too (else they are zero in registers, not loaded).
-// kShare (Hopper, N given): clusters of C blocks along x; block q brings
-// N's rows q, q + C, ... into its shared memory by bulk copies, and every
-// block reads each row from its owner's (distributed shared memory), so
-// that N crosses L2 once a cluster rather than once a block (dynamic shared
-// memory: 16 rows of K + kNPad, row r at the same place in its owner).
-// w_first: W's loads before the wait for the kernel before (a
-// programmatic launch), else after N's (or Z's).
-template <int kSteps, bool kNorm, bool kTwo, bool kShare>
+// w_first: W's loads before the wait for the kernel before (a programmatic
+// launch), else after N's (or Z's).
+template <int kSteps, bool kNorm, bool kTwo>
 __global__ void __launch_bounds__(kThreads, 1)
     shard_gemv_k(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
                  int ldy, int M, int K, int nnz, int w_first) {
-  static_assert(!(kShare && kNorm), "the shared-N form takes N, not Z");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#if __CUDA_ARCH__ < 900
-  if constexpr (kShare) __trap();  // bulk copies and clusters need sm_90; shard_gemv_add() keeps older devices off
-#endif
   __shared__ float part[kWarps][kMaxTokens][kCols];
-#if __CUDA_ARCH__ >= 900
-  __shared__ unsigned long long n_bar[1];  // kShare: the block's rows of N in
-#endif
-  extern __shared__ uint4 n_dyn[];  // kShare: N's rows, K + kNPad elements apart
   __shared__ float ssq[kNorm ? kWarps : 1][kMaxTokens];
   __shared__ uint4 g_s[kNorm ? kWarps * kMaxSteps * kStep / 8 : 1];  // g, K / 8 vectors
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
@@ -148,60 +101,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (kNorm)  // the weight does not depend on the kernel before either
       for (int v = tid; v < K / 8; v += kThreads) g_s[v] = *reinterpret_cast<const uint4*>(g + 8 * v);
   };
-  const int ldn = K + kNPad;
-  const bf* s0 = reinterpret_cast<const bf*>(n_dyn) + static_cast<size_t>(gr) * ldn + 8 * t;
-  const bf* s1 = s0 + static_cast<size_t>(8) * ldn;
-#if __CUDA_ARCH__ >= 900
-  if constexpr (kShare) {  // rows gr and gr + 8 where their owners hold them
-    auto cluster = cooperative_groups::this_cluster();
-    const unsigned C = cluster.num_blocks();
-    s0 = cluster.map_shared_rank(s0, static_cast<unsigned>(gr) % C);
-    s1 = cluster.map_shared_rank(s1, static_cast<unsigned>(gr + 8) % C);
-  }
-#endif
   const auto load_a = [&] {
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
       const int st = warp + i * kWarps;
       const size_t off = static_cast<size_t>(st) * kStep;
-      a0[i] = st < steps && gr < M ? *reinterpret_cast<const uint4*>((kShare ? s0 : n0) + off) : make_uint4(0, 0, 0, 0);
-      a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>((kShare ? s1 : n1) + off)
-                                               : make_uint4(0, 0, 0, 0);
+      a0[i] = st < steps && gr < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
+      a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
     }
-  };
-  // kShare: the block's mbarrier made before its copies are issued.
-  const auto share_init = [&] {
-#if __CUDA_ARCH__ >= 900
-    if constexpr (kShare) {
-      if (tid == 0) mbar_init(n_bar);
-      __syncthreads();
-    }
-#endif
-  };
-  // Block q of the cluster's C brings rows q, q + C, ... (< M) of N in.
-  const auto issue_n = [&] {
-#if __CUDA_ARCH__ >= 900
-    if constexpr (kShare) {
-      const auto cluster = cooperative_groups::this_cluster();
-      const int C = static_cast<int>(cluster.num_blocks()), q = static_cast<int>(cluster.block_rank());
-      const int mine = q < M ? (M - 1 - q) / C + 1 : 0;
-      if (tid == 0) mbar_expect(n_bar, static_cast<unsigned>(mine) * static_cast<unsigned>(K) * 2u);
-      const int r = q + lane * C;
-      if (warp == 0 && r < M)
-        bulk_copy(reinterpret_cast<bf*>(n_dyn) + static_cast<size_t>(r) * ldn, A + static_cast<size_t>(r) * lda,
-                  static_cast<unsigned>(K) * 2u, n_bar);
-    }
-#endif
-  };
-  // Its own rows in, then every block's (the cluster barrier publishes
-  // each block's completed copies to the others).
-  const auto wait_n = [&] {
-#if __CUDA_ARCH__ >= 900
-    if constexpr (kShare) {
-      mbar_wait(n_bar);
-      cooperative_groups::this_cluster().sync();
-    }
-#endif
   };
   // The S of this thread's output (thread e < 8 M: token e / 8, column e % 8),
   // fetched early so that the epilogue does not wait for it.
@@ -212,21 +119,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // A programmatic dependent: W streams in while the kernel before (which
     // writes N or Z and S) still runs; then wait for it.
     load_w();
-    share_init();
     allow_dependents();
     wait_dependencies();
-    issue_n();
     if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
-    wait_n();
-    load_a();
-  } else if (kShare) {
-    // N's copies first, W's loads while they fly.
-    allow_dependents();
-    share_init();
-    issue_n();
-    if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
-    load_w();
-    wait_n();
     load_a();
   } else {
     // Nothing to overlap before the kernel starts: the few bytes of N (or Z)
@@ -298,55 +193,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
     Y[static_cast<size_t>(m_out) * ldy + col0 + c_out] = y;
   }
-#if __CUDA_ARCH__ >= 900
-  // No block leaves while copies it issued may still be landing in a sibling.
-  if constexpr (kShare) cooperative_groups::this_cluster().sync();
-#endif
 #else
-  __trap();  // mma.sync on bf16 needs sm_80, the shared-N form sm_90; shard_gemv_add() keeps older devices off
+  __trap();  // mma.sync on bf16 needs sm_80; shard_gemv_available() keeps older devices off
 #endif
-}
-
-// The shared-N kernel's dynamic shared memory limit raised to what K up to
-// the kernel's most needs, once a kernel (not at a launch inside a capture).
-template <int kSteps, bool kTwo>
-Status share_ready() {
-  static const cudaError_t e = cudaFuncSetAttribute(shard_gemv_k<kSteps, false, kTwo, true>,
-                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                    static_cast<int>(gemv_share_smem(kWarps * kMaxSteps * kStep)));
-  LTT_CUDA(e);
-  return {};
 }
 
 template <int kSteps>
 Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
-                    int ldy, int M, int n, int K, int nnz, bool pdl, int share, cudaStream_t s) {
-  const unsigned grid = static_cast<unsigned>(n / kCols);
-  if (share > 1) {
-    const Status ready = M > 8 ? share_ready<kSteps, true>() : share_ready<kSteps, false>();
-    LTT_TRY(ready);
-    auto* k = M > 8 ? shard_gemv_k<kSteps, false, true, true> : shard_gemv_k<kSteps, false, false, true>;
-    return launch_cluster(k, grid, kThreads, static_cast<unsigned>(share), gemv_share_smem(K), pdl, s, A, lda, g, eps, fused,
-                          W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0);
-  }
-  auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true, false> : shard_gemv_k<kSteps, true, false, false>)
-             : (M > 8 ? shard_gemv_k<kSteps, false, true, false> : shard_gemv_k<kSteps, false, false, false>);
-  return launch(k, grid, kThreads, pdl, s, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0);
-}
-
-// The blocks of a cluster that share N (kShare), or 0: Hopper, N given (no
-// normalisation here), more than gemv_share_min_tokens() rows, and the
-// blocks in whole clusters of 4 (else 2).
-Result<int> share_cluster(int M, int n, bool normalising) {
-  const int from = gemv_share_min_tokens();
-  if (from < 0) return LTT_USAGE("LTT_TIER0_GEMV_SHARE=", std::getenv("LTT_TIER0_GEMV_SHARE"),
-                                 ": expected never, always or a token count 0..16 (N shared from that many tokens up)");
-  int dev = 0, major = 0;
-  LTT_CUDA(cudaGetDevice(&dev));
-  LTT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  if (major < 9 || normalising || M <= from) return 0;
-  const int blocks = n / kCols;
-  return blocks % 4 == 0 ? 4 : blocks % 2 == 0 ? 2 : 0;
+                    int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
+  auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true> : shard_gemv_k<kSteps, true, false>)
+             : (M > 8 ? shard_gemv_k<kSteps, false, true> : shard_gemv_k<kSteps, false, false>);
+  return launch(k, static_cast<unsigned>(n / kCols), kThreads, pdl, s, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz,
+                pdl ? 1 : 0);
 }
 
 }  // namespace
@@ -368,12 +226,9 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
                    ") not taken: 1 <= M <= ", kMaxTokens, ", n a multiple of ", kCols, ", K a multiple of ", kStep,
                    " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
   const int nnz = no_neg_zero, fused = order == NormOrder::fused;
-  auto share = share_cluster(M, n, g != nullptr);
-  if (!share.ok()) return share.error();
-  const int C = *share;
   switch (gemv_warp_steps(K)) {
 #define LTT_GEMV_CASE(k) \
-  case k: return launch_steps<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, C, s);
+  case k: return launch_steps<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
     LTT_GEMV_CASE(1)
     LTT_GEMV_CASE(2)
     LTT_GEMV_CASE(3)
@@ -382,7 +237,7 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
     LTT_GEMV_CASE(6)
     LTT_GEMV_CASE(7)
 #undef LTT_GEMV_CASE
-    default: return launch_steps<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, C, s);
+    default: return launch_steps<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
   }
 }
 

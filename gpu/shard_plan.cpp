@@ -1,9 +1,7 @@
 // plan_shard_gemm() and gemv_takes(): shard_plan.hpp. Built with or without CUDA.
 #include "shard_plan.hpp"
 
-#include <cstdlib>
 #include <initializer_list>
-#include <string>
 
 namespace ltt::gpu {
 
@@ -42,19 +40,6 @@ Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool co
   if (gemv_ok && M <= kTier0GemvMaxTokens && !columns_forced) return Tier0Path::gemv_split;
   if (kernel_ok && M <= kTier0KernelMaxTokens && (n <= kTier0KernelMaxColumns || columns_forced)) return Tier0Path::split;
   return Tier0Path::cublas;
-}
-
-int gemv_share_min_tokens() {
-  const char* env = std::getenv("LTT_TIER0_GEMV_SHARE");
-  if (!env || !*env) return kGemvShareMinTokens;
-  const std::string v = env;
-  if (v == "never") return gemv::kMaxTokens;
-  if (v == "always") return 0;
-  if (v.size() <= 2 && v.find_first_not_of("0123456789") == std::string::npos) {
-    const int m = std::stoi(v);
-    if (m <= gemv::kMaxTokens) return m;
-  }
-  return -1;
 }
 
 }  // namespace ltt::gpu

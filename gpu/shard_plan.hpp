@@ -70,17 +70,7 @@ constexpr int kCols = 8;        // output columns a block: the product's n
 constexpr int kMaxTokens = 16;  // the product's m
 constexpr int kStep = 32;       // K a warp step: 8 elements a lane, 4 lanes a row of W
 constexpr int kMaxSteps = 8;    // steps a warp (K up to 16 x 8 x 32 = 4096), all in registers
-constexpr int kNPad = 8;        // the shared-N form: N's rows K + 8 elements apart (16 bytes off the banks' period)
 }  // namespace gemv
-
-// The shared-N form's dynamic shared memory: 16 rows of K + kNPad bf16.
-constexpr size_t gemv_share_smem(int K) { return static_cast<size_t>(gemv::kMaxTokens) * (K + gemv::kNPad) * 2; }
-// From how many tokens up (M > it) the few-token kernel shares N over a
-// cluster on Hopper where N is given: LTT_TIER0_GEMV_SHARE (never, always,
-// or a count 0..16), default kGemvShareMinTokens; -1 for a value it does
-// not understand.
-constexpr int kGemvShareMinTokens = 8;
-int gemv_share_min_tokens();
 
 // Whether that kernel takes M rows, n columns and K (on a device of compute
 // capability 8.0 or later): 1 <= M <= 16, n a positive multiple of 8, K a

@@ -6,9 +6,7 @@
 // K split narrowing to fit the shared memory, and the shapes it refuses.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <initializer_list>
-#include <string>
 
 #include "shard_plan.hpp"
 
@@ -167,28 +165,4 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
   CHECK(tier0_default_path(5, 896, false, false, false) == Tier0Path::cublas);
   CHECK(tier0_default_path(5, 896, true, true, true) == Tier0Path::split);  // a forced tiling passes the few-token kernel by
   CHECK(tier0_default_path(kTier0KernelMaxTokens, 896, false, false, false) == Tier0Path::cublas);
-}
-
-TEST_CASE("gpu_plan: LTT_TIER0_GEMV_SHARE, from how many tokens the few-token kernel shares N") {
-  const char* saved = std::getenv("LTT_TIER0_GEMV_SHARE");
-  const std::string keep = saved ? saved : "";
-  unsetenv("LTT_TIER0_GEMV_SHARE");
-  CHECK(gemv_share_min_tokens() == kGemvShareMinTokens);
-  setenv("LTT_TIER0_GEMV_SHARE", "never", 1);
-  CHECK(gemv_share_min_tokens() == gemv::kMaxTokens);  // M > 16: never, the kernel's most
-  setenv("LTT_TIER0_GEMV_SHARE", "always", 1);
-  CHECK(gemv_share_min_tokens() == 0);
-  setenv("LTT_TIER0_GEMV_SHARE", "4", 1);
-  CHECK(gemv_share_min_tokens() == 4);
-  for (const char* bad : {"maybe", "17", "-1", "4x", "123"}) {
-    setenv("LTT_TIER0_GEMV_SHARE", bad, 1);
-    CHECK_MESSAGE(gemv_share_min_tokens() == -1, bad);
-  }
-  if (saved) setenv("LTT_TIER0_GEMV_SHARE", keep.c_str(), 1);
-  else unsetenv("LTT_TIER0_GEMV_SHARE");
-}
-
-TEST_CASE("gpu_plan: the shared-N form's shared memory fits the H200's block") {
-  CHECK(gemv_share_smem(3584) == 16u * (3584 + 8) * 2);
-  CHECK(gemv_share_smem(gemv::kWarps * gemv::kMaxSteps * gemv::kStep) + 16 * 16 * 8 * 4 + 8 <= kOptin);
 }
