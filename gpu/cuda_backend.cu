@@ -308,7 +308,9 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   auto ct = tier0_columns();
   if (!ct.ok()) return ct.error();
   const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
-  const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L);
+  // The few-token kernel's two forms: N given (gemv-split, M up to 64) and
+  // normalising (gemv, M up to 16).
+  const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L, false), gemv_norm = shard_gemv_available(p.M, p.Hs(), p.L, true);
   Tier0Path chosen = tier0_default_path(p.M, p.Hs(), gemv, taken, *ct != 0);
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
     const std::string v = env;
@@ -322,9 +324,10 @@ Result<Tier0Path> tier0_path(const Problem& p) {
                        kTier0KernelLimit, ", and its operands in one block's shared memory with its cluster of blocks "
                        "fitting the device); unset it to let ltt choose");
     const bool few = chosen == Tier0Path::gemv || chosen == Tier0Path::gemv_split;
-    if (few && !gemv)
+    if (few && !(chosen == Tier0Path::gemv ? gemv_norm : gemv))
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
-                       p.L, " on this device (it needs compute capability 8.0 or later, M <= ", gemv::kMaxTokens,
+                       p.L, " on this device (it needs compute capability 8.0 or later, M <= ",
+                       chosen == Tier0Path::gemv ? gemv::kMaxTokens : gemv::kMaxTokens * gemv::kMaxTiles,
                        ", H/T a multiple of ", gemv::kCols, ", L a multiple of ", gemv::kStep, " up to ",
                        gemv::kWarps * gemv::kMaxSteps * gemv::kStep, "); unset it to let ltt choose");
     if (few && *ct)

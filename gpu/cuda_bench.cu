@@ -549,7 +549,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
   if (v.bare && (fused || !v.gemv)) return LTT_ERR(Errc::internal, "a bare call is the few-token kernel's split form only");
   if (v.bare) LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
-  if (v.gemv && !shard_gemv_available(M, Hs, L))
+  if (v.gemv && !shard_gemv_available(M, Hs, L, fused))
     return LTT_USAGE("tier 0's few-token kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
   if (!v.gemv && !pl.ks)
     return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, ct ? cat(" with ", ct, " column tiles") : "",

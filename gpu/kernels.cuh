@@ -69,7 +69,7 @@ Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf*
 // cores; with g it normalises A (Z) itself, without A is N.
 // shard_gemv_available(): the device (compute capability 8.0 or later) and
 // the shape (gemv_takes(), shard_plan.hpp) are taken. No plan, no clusters.
-bool shard_gemv_available(int M, int n, int K);
+bool shard_gemv_available(int M, int n, int K, bool normalising = true);
 Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
                       int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N

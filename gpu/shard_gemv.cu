@@ -73,15 +73,18 @@ __device__ __forceinline__ float squares_tree(uint4 v) {
 
 // Grid n / 8 blocks of 512 threads; kSteps = gemv_warp_steps(K). kNorm: A
 // is Z, normalised here with g (fused: the order's rounding points). kTwo:
-// M > 8, tokens 8 .. 15 too (else they are zero in registers, not loaded).
-// w_first: W's loads before the wait for the kernel before (a programmatic
-// launch), else after N's (or Z's).
-template <int kSteps, bool kNorm, bool kTwo>
+// M > 8, tokens 8 .. 15 of a tile too (else they are zero in registers, not
+// loaded). kTiles (N given only): tiles of 16 tokens, one after another,
+// each multiplied by the W pieces the lane holds in registers (M up to 16
+// kTiles). w_first: W's loads before the wait for the kernel before (a
+// programmatic launch), else after the first tile's N (or Z).
+template <int kSteps, bool kNorm, bool kTwo, int kTiles>
 __global__ void __launch_bounds__(kThreads, 1)
     shard_gemv_k(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
                  int ldy, int M, int K, int nnz, int w_first) {
+  static_assert(kTiles == 1 || (!kNorm && kTwo), "several tiles: N given, every tile's rows 8 .. 15 possible");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  __shared__ float part[kWarps][kMaxTokens][kCols];
+  __shared__ float part[kWarps][kMaxTokens * kTiles][kCols];
   __shared__ float ssq[kNorm ? kWarps : 1][kMaxTokens];
   __shared__ uint4 g_s[kNorm ? kWarps * kMaxSteps * kStep / 8 : 1];  // g, K / 8 vectors
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
@@ -101,13 +104,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (kNorm)  // the weight does not depend on the kernel before either
       for (int v = tid; v < K / 8; v += kThreads) g_s[v] = *reinterpret_cast<const uint4*>(g + 8 * v);
   };
-  const auto load_a = [&] {
+  // Tile j's rows 16 j + gr and 16 j + gr + 8.
+  const auto load_a = [&](int j) {
+    const size_t rows = static_cast<size_t>(16 * j) * lda;
+    const int r0 = 16 * j + gr;
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
       const int st = warp + i * kWarps;
-      const size_t off = static_cast<size_t>(st) * kStep;
-      a0[i] = st < steps && gr < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
-      a1[i] = kTwo && st < steps && gr + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
+      const size_t off = rows + static_cast<size_t>(st) * kStep;
+      a0[i] = st < steps && r0 < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
+      a1[i] = kTwo && st < steps && r0 + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
     }
   };
   // The S of this thread's output (thread e < 8 M: token e / 8, column e % 8),
@@ -122,13 +128,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     allow_dependents();
     wait_dependencies();
     if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
-    load_a();
+    load_a(0);
   } else {
     // Nothing to overlap before the kernel starts: the few bytes of N (or Z)
     // first, so that they do not queue behind W's and the normalisation runs
     // while W streams in.
     allow_dependents();
-    load_a();
+    load_a(0);
     if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
     load_w();
   }
@@ -163,26 +169,34 @@ __global__ void __launch_bounds__(kThreads, 1)
     r0 = rstd_of(q0, K, eps);
     r1 = rstd_of(q1, K, eps);
   }
-  // Each step normalised (g from shared memory) just before its products.
-  float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-  for (int i = 0; i < kSteps; ++i) {
-    const int st = warp + i * kWarps;
-    if (st >= steps) break;
-    if (kNorm) {
-      const uint4 gv = g_s[4 * st + t];
-      a0[i] = normalised8(a0[i], gv, r0, fused);
-      if (kTwo) a1[i] = normalised8(a1[i], gv, r1, fused);
+  // Each step normalised (g from shared memory) just before its products;
+  // tile j's products from its N pieces (the next tile's loaded after).
+#pragma unroll 1
+  for (int j = 0; j < kTiles; ++j) {
+    if (j > 0) {
+      if (16 * j >= M) break;
+      load_a(j);
     }
-    // Elements 8t, 8t+1 | 8t+2, 8t+3 in the first product's slots 2t, 2t+1 | 2t+8, 2t+9; 8t+4 .. 8t+7 in the second's.
-    mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i].x, wv[i].y);
-    mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) {
+      const int st = warp + i * kWarps;
+      if (st >= steps) break;
+      if (kNorm) {
+        const uint4 gv = g_s[4 * st + t];
+        a0[i] = normalised8(a0[i], gv, r0, fused);
+        if (kTwo) a1[i] = normalised8(a1[i], gv, r1, fused);
+      }
+      // Elements 8t, 8t+1 | 8t+2, 8t+3 in the first product's slots 2t, 2t+1 | 2t+8, 2t+9; 8t+4 .. 8t+7 in the second's.
+      mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i].x, wv[i].y);
+      mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
+    }
+    // d: tokens 16 j + gr (d0, d1) and 16 j + gr + 8 (d2, d3), columns 2t and 2t + 1.
+    part[warp][16 * j + gr][2 * t] = d[0];
+    part[warp][16 * j + gr][2 * t + 1] = d[1];
+    part[warp][16 * j + gr + 8][2 * t] = d[2];
+    part[warp][16 * j + gr + 8][2 * t + 1] = d[3];
   }
-  // d: tokens gr (d0, d1) and gr + 8 (d2, d3), columns 2t and 2t + 1.
-  part[warp][gr][2 * t] = d[0];
-  part[warp][gr][2 * t + 1] = d[1];
-  part[warp][gr + 8][2 * t] = d[2];
-  part[warp][gr + 8][2 * t + 1] = d[3];
   __syncthreads();
   if (writes) {
     float acc = part[0][m_out][c_out];
@@ -201,29 +215,33 @@ __global__ void __launch_bounds__(kThreads, 1)
 template <int kSteps>
 Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
                     int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
-  auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true> : shard_gemv_k<kSteps, true, false>)
-             : (M > 8 ? shard_gemv_k<kSteps, false, true> : shard_gemv_k<kSteps, false, false>);
+  auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true, 1> : shard_gemv_k<kSteps, true, false, 1>)
+          : M > 48 ? shard_gemv_k<kSteps, false, true, 4>
+          : M > 32 ? shard_gemv_k<kSteps, false, true, 3>
+          : M > 16 ? shard_gemv_k<kSteps, false, true, 2>
+          : M > 8  ? shard_gemv_k<kSteps, false, true, 1>
+                   : shard_gemv_k<kSteps, false, false, 1>;
   return launch(k, static_cast<unsigned>(n / kCols), kThreads, pdl, s, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz,
                 pdl ? 1 : 0);
 }
 
 }  // namespace
 
-bool shard_gemv_available(int M, int n, int K) {
+bool shard_gemv_available(int M, int n, int K, bool normalising) {
   int dev = 0, major = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
-  return major >= 8 && gemv_takes(M, n, K);
+  return major >= 8 && gemv_takes(M, n, K, normalising);
 }
 
 Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
                       int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (!gemv_takes(M, n, K) || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
+  if (!gemv_takes(M, n, K, g != nullptr) || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
     return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
-                   ") not taken: 1 <= M <= ", kMaxTokens, ", n a multiple of ", kCols, ", K a multiple of ", kStep,
+                   ") not taken: 1 <= M <= ", kMaxTokens, " (", kMaxTokens * kMaxTiles, " with N given), n a multiple of ", kCols, ", K a multiple of ", kStep,
                    " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
   const int nnz = no_neg_zero, fused = order == NormOrder::fused;
   switch (gemv_warp_steps(K)) {

@@ -30,9 +30,9 @@ ShardGemmPlan plan_shard_gemm(int M, int n, int K, int force_ct, int sms, size_t
   return best;
 }
 
-bool gemv_takes(int M, int n, int K) {
+bool gemv_takes(int M, int n, int K, bool normalising) {
   using namespace gemv;
-  return M >= 1 && M <= kMaxTokens && n >= kCols && n % kCols == 0 && K >= kStep && K % kStep == 0 &&
+  return M >= 1 && M <= (normalising ? kMaxTokens : kMaxTokens * kMaxTiles) && n >= kCols && n % kCols == 0 && K >= kStep && K % kStep == 0 &&
          gemv_warp_steps(K) <= kMaxSteps;
 }
 

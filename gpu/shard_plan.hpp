@@ -67,15 +67,17 @@ ShardGemmPlan plan_shard_gemm(int M, int n, int K, int force_ct, int sms, size_t
 namespace gemv {
 constexpr int kThreads = 512, kWarps = kThreads / 32;
 constexpr int kCols = 8;        // output columns a block: the product's n
-constexpr int kMaxTokens = 16;  // the product's m
+constexpr int kMaxTokens = 16;  // the product's m: one tile of tokens (the normalising form's most)
+constexpr int kMaxTiles = 4;    // N given: up to 4 tiles of 16 tokens, one after another over W's registers
 constexpr int kStep = 32;       // K a warp step: 8 elements a lane, 4 lanes a row of W
 constexpr int kMaxSteps = 8;    // steps a warp (K up to 16 x 8 x 32 = 4096), all in registers
 }  // namespace gemv
 
 // Whether that kernel takes M rows, n columns and K (on a device of compute
-// capability 8.0 or later): 1 <= M <= 16, n a positive multiple of 8, K a
-// positive multiple of 32 up to 4096.
-bool gemv_takes(int M, int n, int K);
+// capability 8.0 or later): 1 <= M <= 16 where it normalises (one tile of
+// tokens), up to 64 where N is given (tiles of 16 one after another), n a
+// positive multiple of 8, K a positive multiple of 32 up to 4096.
+bool gemv_takes(int M, int n, int K, bool normalising = true);
 // The steps a warp of that kernel takes for K (its template argument).
 constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 1) / gemv::kWarps; }
 

@@ -128,7 +128,11 @@ TEST_CASE("gpu_plan: the few-token kernel's shapes (gemv_takes) and its steps a 
   CHECK(gemv_warp_steps(4096) == gemv::kMaxSteps);
   CHECK(gemv_warp_steps(576) == 2);  // 18 steps: warps 0 and 1 take two
   CHECK_FALSE(gemv_takes(0, 896, 3584));   // no tokens
-  CHECK_FALSE(gemv_takes(17, 896, 3584));  // past the product's 16 rows
+  CHECK_FALSE(gemv_takes(17, 896, 3584));  // past the product's 16 rows (normalising: one tile)
+  CHECK(gemv_takes(17, 896, 3584, false));  // N given: tiles of 16 one after another
+  CHECK(gemv_takes(64, 896, 3584, false));
+  CHECK_FALSE(gemv_takes(65, 896, 3584, false));  // past 4 tiles
+  CHECK_FALSE(gemv_takes(0, 896, 3584, false));
   CHECK_FALSE(gemv_takes(1, 900, 3584));   // n not a multiple of 8
   CHECK_FALSE(gemv_takes(1, 0, 3584));
   CHECK_FALSE(gemv_takes(1, 896, 3580));   // K not a multiple of 32
