@@ -37,7 +37,9 @@ bool gemv_takes(int M, int n, int K, bool normalising) {
 }
 
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced) {
-  if (gemv_ok && M <= kTier0GemvMaxTokens && !columns_forced) return Tier0Path::gemv_split;
+  if (gemv_ok && !columns_forced &&
+      (M <= kTier0GemvMaxTokens || (M <= kTier0GemvTiledMaxTokens && n <= kTier0KernelMaxColumns)))
+    return Tier0Path::gemv_split;
   if (kernel_ok && M <= kTier0KernelMaxTokens && (n <= kTier0KernelMaxColumns || columns_forced)) return Tier0Path::split;
   return Tier0Path::cublas;
 }

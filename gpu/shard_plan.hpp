@@ -99,6 +99,13 @@ constexpr int kTier0KernelMaxTokens = 64;
 // their W loads do not overlap anything, and the normalisation's barrier
 // is on the path).
 constexpr int kTier0GemvMaxTokens = 16;
+// And on shards of up to kTier0KernelMaxColumns columns up to this many,
+// over tiles of 16 tokens. On the H200 (bench/results/h200.md, sixth
+// session, call 8) at T 8, M 17 / 24 / 33 / 48: 7.3 / 7.8 / 9.2 / 10.1 us a
+// rank against the cluster kernel's 9.1 / 9.3 / 9.9 / 10.1; at T 16 5.8 /
+// 5.9 / 7.1 / 7.7 against 7.3 / 7.3 / 7.9 / 8.0; at M 64 it lost at T 8
+// (11.8 against 11.3).
+constexpr int kTier0GemvTiledMaxTokens = 48;
 constexpr int kTier0KernelLimit = 128;
 // The cluster kernel (split) only for shards up to this many columns: it
 // was built for k3's shards at T 8 and 16 (H/T 896 and 448), and on wider
@@ -111,8 +118,9 @@ constexpr int kTier0KernelMaxColumns = 896;
 
 // The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
 // tokens and a shard of n = H/T columns: gemv-split up to
-// kTier0GemvMaxTokens where the few-token kernel takes the shape (gemv_ok)
-// and no column tiling is forced, split up to kTier0KernelMaxTokens and
+// kTier0GemvMaxTokens (and to kTier0GemvTiledMaxTokens on shards of up to
+// kTier0KernelMaxColumns) where the few-token kernel takes the shape
+// (gemv_ok) and no column tiling is forced, split up to kTier0KernelMaxTokens and
 // kTier0KernelMaxColumns where the cluster kernel has a plan (kernel_ok;
 // a forced column tiling, LTT_TIER0_COLUMNS, lifts the column bound: it is
 // there to run that kernel), cuBLAS otherwise.

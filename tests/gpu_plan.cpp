@@ -155,6 +155,17 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
     CHECK(tier0_default_path(kTier0GemvMaxTokens, n, true, true, false) == Tier0Path::gemv_split);
     CHECK(tier0_default_path(kTier0KernelMaxTokens + 1, n, false, true, false) == Tier0Path::cublas);
   }
+  // The few-token kernel over tiles from M 17 to 48 on k3's T 8 and 16
+  // shards only; where it does not take the shape, the cluster kernel.
+  for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0GemvTiledMaxTokens}) {
+    CHECK(tier0_default_path(M, 448, true, true, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(M, 896, true, true, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(M, 1792, true, true, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 3584, true, true, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 896, true, true, true) == Tier0Path::split);  // a forced tiling: the cluster kernel
+  }
+  CHECK(tier0_default_path(kTier0GemvTiledMaxTokens + 1, 896, true, true, false) == Tier0Path::split);
+  CHECK(tier0_default_path(kTier0KernelMaxTokens, 448, true, true, false) == Tier0Path::split);
   // The cluster kernel from M 17 to 64 on k3's T 8 and 16 shards only.
   for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens}) {
     CHECK(tier0_default_path(M, 448, false, true, false) == Tier0Path::split);
