@@ -52,9 +52,10 @@ bool supported_mutant(Mutant m);
 // LTT_TIER0_PATH=fused|split|gemv|gemv-split|cublas forces one (the tests
 // run each), and a forced path its kernel does not take is an error. LTT_TIER0_COLUMNS=1|2|4 forces the cluster kernel's
 // 16-column tiles a cluster (shard_gemm_plan's force_ct) wherever it runs,
-// and makes the choice split where it would be gemv-split, so that ltt check
-// covers each tiling; one that cannot hold the shape, or with gemv forced,
-// is an error. tier0_columns() is its value (0 when unset).
+// and makes the choice split where it would be gemv-split (cuBLAS where the
+// cluster kernel has no plan, as before Hopper), so that ltt check covers
+// each tiling; one that cannot hold the shape where the kernel runs, or
+// with gemv forced, is an error. tier0_columns() is its value (0 when unset).
 Result<int> tier0_columns();
 enum class Tier0Path { fused, split, gemv, gemv_split, cublas };
 Result<Tier0Path> tier0_path(const Problem& p);

@@ -81,8 +81,8 @@ bool gemv_takes(int M, int n, int K, bool normalising = true);
 // The steps a warp of that kernel takes for K (its template argument).
 constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 1) / gemv::kWarps; }
 
-// Tier 0's per-rank step up to this many tokens (from kTier0GemvMaxTokens
-// + 1, below): the collective normalises and one kernel (shard_gemm.cu)
+// Tier 0's per-rank step up to this many tokens (from the few-token
+// kernel's last, below): the collective normalises and one kernel (shard_gemm.cu)
 // multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
 // split form took 7.9 us a rank at M 1, 10.1 at 33 and 11.6 at 64, against
 // 8.4, 12.1 and 14.7 with RMSNorm inside the kernel (fused) and 11.4, 12.1

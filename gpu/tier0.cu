@@ -3,10 +3,11 @@
 // slots: writers turn -0 into +0, a published -0 is a slot no reader can
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
-// N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel,
-// shard_gemm.cu, for small M, which normalises Z itself on the fused path;
-// shard_gemv.cu for the fewest tokens; cuBLAS past them: cuda_backend.hpp's
-// Tier0Path); then Y = the Lamport
+// N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel:
+// shard_gemv.cu up to 16 tokens, 48 on narrow shards; shard_gemm.cu from
+// there to 64 on those shards, which normalises Z itself on the fused path;
+// cuBLAS past them: tier0_default_path() and cuda_backend.hpp's Tier0Path);
+// then Y = the Lamport
 // all-gather of the Y^(r).
 // Fake ranks share the process's receive buffer (three, rotating across
 // cases); ranks in several processes each have their own three, written by
