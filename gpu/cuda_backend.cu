@@ -307,6 +307,11 @@ Result<int> tier0_columns() {
 Result<Tier0Path> tier0_path(const Problem& p) {
   auto ct = tier0_columns();
   if (!ct.ok()) return ct.error();
+  // A forced plan of the few-token kernel: well formed and taking the shape (or why not).
+  if (const char* env = std::getenv("LTT_TIER0_GEMV_PLAN"); env && *env) {
+    auto pl = gemv_plan(p.M, p.Hs(), p.L);
+    if (!pl.ok()) return pl.error();
+  }
   const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
   // The few-token kernel's two forms: N given (gemv-split, M up to 64) and
   // normalising (gemv, M up to 16).
@@ -327,12 +332,19 @@ Result<Tier0Path> tier0_path(const Problem& p) {
     if (few && !(chosen == Tier0Path::gemv ? gemv_norm : gemv))
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
                        p.L, " on this device (it needs compute capability 8.0 or later, M <= ",
-                       chosen == Tier0Path::gemv ? gemv::kMaxTokens : gemv::kMaxTokens * gemv::kMaxTiles,
+                       chosen == Tier0Path::gemv ? cat(gemv::kMaxTokens) : cat(gemv::kMaxTokens * gemv::kMaxTiles, " (", gemv::kMaxRows, " with compute capability 9.0)"),
                        ", H/T a multiple of ", gemv::kCols, ", L a multiple of ", gemv::kStep, " up to ",
                        gemv::kWarps * gemv::kMaxSteps * gemv::kStep, "); unset it to let ltt choose");
     if (few && *ct)
       return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=", v, ": the column tiles are the cluster "
                        "kernel's (fused, split); unset one of them");
+  }
+  // A forced plan of the few-token kernel (LTT_TIER0_GEMV_PLAN) applies to
+  // its split form only.
+  if (const char* env = std::getenv("LTT_TIER0_GEMV_PLAN"); env && *env) {
+    if (chosen != Tier0Path::gemv_split)
+      return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", env, " with tier 0's path ", tier0_path_name(chosen),
+                       ": the plan is the few-token kernel's with N given (gemv-split); unset it, or set LTT_TIER0_PATH=gemv-split");
   }
   // A forced tiling applies where the kernel runs, or says why it cannot.
   if ((chosen == Tier0Path::fused || chosen == Tier0Path::split) && *ct && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks == 0)

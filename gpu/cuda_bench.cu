@@ -549,7 +549,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
   if (v.bare && (fused || !v.gemv)) return LTT_ERR(Errc::internal, "a bare call is the few-token kernel's split form only");
   if (v.bare) LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
-  if (v.gemv && !shard_gemv_available(M, Hs, L, fused))
+  if (v.gemv && v.plan.cn == 0 && !shard_gemv_available(M, Hs, L, fused))
     return LTT_USAGE("tier 0's few-token kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
   if (!v.gemv && !pl.ks)
     return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, ct ? cat(" with ", ct, " column tiles") : "",
@@ -561,7 +561,8 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   // One call of the kernel the row names on A (N, or Z normalised with gw).
   const auto step = [&](const bf* A, const bf* gw, const bf* wi, bool pdl) -> Status {
     if (v.gemv)
-      return shard_gemv_add(A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s);
+      return shard_gemv_add(A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s,
+                            v.plan);
     return shard_gemm_add(pl, A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s);
   };
   auto t = timed_graph(c.s, reps, graph_calls(sets), [&](int i) -> Status {

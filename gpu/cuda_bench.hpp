@@ -5,6 +5,7 @@
 #include "inputs.hpp"
 #include "peers.hpp"
 #include "problem.hpp"
+#include "shard_plan.hpp"
 #include "status.hpp"
 
 namespace ltt::gpu {
@@ -68,6 +69,7 @@ struct Tier0Variant {
   bool chained = false;
   bool gemv = false;
   bool bare = false;
+  GemvPlan plan{};  // gemv, N given: this plan of the few-token kernel ({0, 0}: its own)
 };
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v = {});

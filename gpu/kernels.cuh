@@ -66,12 +66,20 @@ Status shard_gemm_add(const ShardGemmPlan& plan, const bf* A, int lda, const bf*
                       cudaStream_t s);
 // The same step for few tokens (shard_gemv.cu), the same arguments: a block
 // 8 output columns over all of K, all of W's loads in flight at once, tensor
-// cores; with g it normalises A (Z) itself, without A is N.
+// cores; with g it normalises A (Z) itself, without A is N (then by
+// gemv_plan()'s plan: on Hopper, a cluster of blocks over K's slices, M up to 128).
 // shard_gemv_available(): the device (compute capability 8.0 or later) and
-// the shape (gemv_takes(), shard_plan.hpp) are taken. No plan, no clusters.
+// the shape are taken (normalising: gemv_takes(), shard_plan.hpp; N given: a
+// plan from gemv_plan()).
 bool shard_gemv_available(int M, int n, int K, bool normalising = true);
+// The plan of that kernel for N given (shard_plan.hpp's plan_gemv() on this
+// device), or the one LTT_TIER0_GEMV_PLAN=CNxCK forces (a usage error where
+// it is malformed or does not take the shape); {0, 0}: none takes it.
+Result<GemvPlan> gemv_plan(int M, int n, int K);
+// plan (N given): {0, 0} runs gemv_plan()'s; another is a benchmark's comparison.
 Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
-                      int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s);
+                      int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s,
+                      GemvPlan plan = {});
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
 // aligned) hold a row in registers: by default a block of 256 threads a row

@@ -30,6 +30,17 @@
 // warps' partial products meet in shared memory and are added in warp order
 // (the same bits on every run and every rank), then S, then the rounding.
 // No atomics, no workspace, no cluster.
+//
+// With N given, on Hopper, a cluster form (plan {cn, ck}: shard_plan.hpp's
+// GemvPlan, below) spreads the same work over clusters of ck blocks along K
+// with 8 cn columns a block, M up to 128: the same W in flight a lane, N's
+// rows read cn ck times fewer times from L2; the partials meet through
+// distributed shared memory in slice order.
+#include <cooperative_groups.h>
+
+#include <cstdlib>
+#include <string>
+
 #include "cuda_check.cuh"
 #include "elem.cuh"
 #include "kernels.cuh"
@@ -226,25 +237,265 @@ Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, con
                 pdl ? 1 : 0);
 }
 
+// The cluster form (plan {cn, ck}, N given): grid (n / (8 cn), ck), clusters
+// (1, ck, 1). Block q of a cluster holds W's rows of the cluster's 8 cn
+// columns over K's slice q; warp w is column group w % cn and takes the
+// slice's steps w / cn, w / cn + 16 / cn, ... Tile by tile of 16 tokens, the
+// warps' products meet in shared memory and are added in K order (the
+// warps of a column group in step order) into the block's partial [M, 8 cn];
+// once every block of the cluster has its partial, each output (shared
+// round robin among the cluster's blocks) is the sum of the ck partials in
+// slice order, read through distributed shared memory, then S, then the
+// rounding: the same bits whichever block finishes first.
+template <int kSteps, int kCn, bool kTwo>
+__global__ void __launch_bounds__(kThreads, 1)
+    shard_gemv_cluster_k(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int K,
+                         int nnz, int w_first) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cgs = cooperative_groups;
+  constexpr int kGroups = kWarps / kCn;  // warps along the slice
+  constexpr int kW = kCn * kCols;        // output columns a block (and cluster)
+  constexpr int kPre = 4;                // S elements a thread fetches early
+  constexpr int kMaxSlices = 8;
+  __shared__ float part[kWarps][kMaxTokens][kCols];
+  __shared__ float bp[kMaxRows][kW];  // the block's partial product
+  cgs::cluster_group cluster = cgs::this_cluster();
+  const int ck = static_cast<int>(cluster.num_blocks()), q = static_cast<int>(cluster.block_rank());
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
+  const int ng = warp % kCn, kg = warp / kCn;
+  const int col0 = static_cast<int>(blockIdx.x) * kW, Kc = K / ck, steps = Kc / kStep;
+  const size_t k0 = static_cast<size_t>(q) * Kc;
+  const bf* wp = W + static_cast<size_t>(col0 + kCols * ng + gr) * ldw + k0 + 8 * t;
+  const bf* n0 = A + static_cast<size_t>(gr) * lda + k0 + 8 * t;
+  const bf* n1 = n0 + static_cast<size_t>(8) * lda;
+  uint4 wv[kSteps], a0[kSteps], a1[kSteps];
+  const auto load_w = [&] {
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) {
+      const int st = kg + i * kGroups;
+      wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
+    }
+  };
+  const auto load_a = [&](int j) {
+    const size_t rows = static_cast<size_t>(16 * j) * lda;
+    const int r0 = 16 * j + gr;
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) {
+      const int st = kg + i * kGroups;
+      const size_t off = rows + static_cast<size_t>(st) * kStep;
+      a0[i] = st < steps && r0 < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
+      a1[i] = kTwo && st < steps && r0 + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
+    }
+  };
+  // This block's outputs: e = (it ck + q) kThreads + tid for it = 0, 1, ...
+  // (token e / kW, column e % kW); the first kPre's S fetched early.
+  const int outs = M * kW;
+  const auto s_at = [&](int e) { return S[static_cast<size_t>(e / kW) * lds + col0 + e % kW]; };
+  bf s_pre[kPre];
+  const auto fetch_s = [&] {
+#pragma unroll
+    for (int it = 0; it < kPre; ++it) {
+      const int e = (it * ck + q) * kThreads + tid;
+      s_pre[it] = e < outs ? s_at(e) : __ushort_as_bfloat16(0);
+    }
+  };
+  if (w_first) {  // as the one-block form: W streams in while the kernel before finishes
+    load_w();
+    allow_dependents();
+    wait_dependencies();
+    fetch_s();
+    load_a(0);
+  } else {
+    allow_dependents();
+    load_a(0);
+    fetch_s();
+    load_w();
+  }
+  const int tiles = (M + kMaxTokens - 1) / kMaxTokens;
+#pragma unroll 1
+  for (int j = 0; j < tiles; ++j) {
+    if (j > 0) load_a(j);
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) {
+      const int st = kg + i * kGroups;
+      if (st >= steps) break;
+      mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i].x, wv[i].y);
+      mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
+    }
+    part[warp][gr][2 * t] = d[0];
+    part[warp][gr][2 * t + 1] = d[1];
+    part[warp][gr + 8][2 * t] = d[2];
+    part[warp][gr + 8][2 * t + 1] = d[3];
+    __syncthreads();
+    // Tile j's sums over each column group's warps, in K order (kg 0, 1, ...).
+    for (int e = tid; e < kMaxTokens * kW; e += kThreads) {
+      const int m = e / kW, c = e % kW, row = 16 * j + m;
+      if (row >= M) continue;
+      float acc = part[c / kCols][m][c % kCols];
+#pragma unroll
+      for (int gi = 1; gi < kGroups; ++gi) acc = __fadd_rn(acc, part[gi * kCn + c / kCols][m][c % kCols]);
+      bp[row][c] = acc;
+    }
+    __syncthreads();  // part is the next tile's
+  }
+  cluster.sync();  // every slice's partial complete
+  const auto emit = [&](int e, float s_val) {
+    const int m = e / kW, c = e % kW;
+    float pv[kMaxSlices];
+#pragma unroll
+    for (int p = 0; p < kMaxSlices; ++p)
+      if (p < ck) pv[p] = *cluster.map_shared_rank(&bp[m][c], p);
+    float acc = pv[0];
+#pragma unroll
+    for (int p = 1; p < kMaxSlices; ++p)
+      if (p < ck) acc = __fadd_rn(acc, pv[p]);
+    acc = __fadd_rn(acc, s_val);
+    bf y = r(acc);
+    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
+    Y[static_cast<size_t>(m) * ldy + col0 + c] = y;
+  };
+#pragma unroll
+  for (int it = 0; it < kPre; ++it) {
+    const int e = (it * ck + q) * kThreads + tid;
+    if (e < outs) emit(e, f(s_pre[it]));
+  }
+  for (int e = (kPre * ck + q) * kThreads + tid; e < outs; e += ck * kThreads) emit(e, f(s_at(e)));
+  cluster.sync();  // no block leaves while a sibling still reads its partial
+#else
+  __trap();  // clusters need sm_90; gemv_plan() keeps older devices on the one-block form
+#endif
+}
+
+template <int kSteps, int kCn>
+Status launch_cluster_steps(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy,
+                            int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
+  auto* k = M > 8 ? shard_gemv_cluster_k<kSteps, kCn, true> : shard_gemv_cluster_k<kSteps, kCn, false>;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(n / (kCols * kCn)), static_cast<unsigned>(pl.ck));
+  cfg.blockDim = dim3(kThreads);
+  cfg.stream = s;
+  cudaLaunchAttribute attr[2];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = static_cast<unsigned>(pl.ck);
+  attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 2 : 1;
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0));
+  return {};
+}
+
+template <int kCn>
+Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M,
+                      int n, int K, int nnz, bool pdl, cudaStream_t s) {
+  switch (gemv_cluster_steps(pl, K)) {
+#define LTT_GEMV_CASE(k) \
+  case k: return launch_cluster_steps<k, kCn>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    LTT_GEMV_CASE(1)
+    LTT_GEMV_CASE(2)
+    LTT_GEMV_CASE(3)
+    LTT_GEMV_CASE(4)
+    LTT_GEMV_CASE(5)
+    LTT_GEMV_CASE(6)
+    LTT_GEMV_CASE(7)
+#undef LTT_GEMV_CASE
+    default: return launch_cluster_steps<kMaxSteps, kCn>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+  }
+}
+
+// The device's multiprocessors where it has clusters (compute capability
+// 9.0 or later), else 0; -1 when it cannot be asked.
+int cluster_sms() {
+  int dev = 0, major = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return major >= 9 ? sms : 0;
+}
+
 }  // namespace
 
+Result<GemvPlan> gemv_plan(int M, int n, int K) {
+  const int sms = cluster_sms();
+  if (sms < 0) return LTT_ERR(Errc::internal, "no CUDA device to plan tier 0's few-token kernel on");
+  const char* env = std::getenv("LTT_TIER0_GEMV_PLAN");
+  if (!env || !*env) return plan_gemv(M, n, K, sms);
+  const std::string v = env;
+  const bool form = v.size() == 3 && v[1] == 'x' && (v[0] == '1' || v[0] == '2' || v[0] == '4') &&
+                    (v[2] == '1' || v[2] == '2' || v[2] == '4' || v[2] == '8');
+  if (!form)
+    return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", v, ": expected CNxCK, CN 1, 2 or 4 groups of 8 columns a block and CK 1, 2, "
+                     "4 or 8 blocks a cluster along K (1x1: the one-block form)");
+  const GemvPlan pl{v[0] - '0', v[2] - '0'};
+  if (pl.cn == 1 && pl.ck == 1) {
+    if (!gemv_takes(M, n, K, false))
+      return LTT_USAGE("LTT_TIER0_GEMV_PLAN=1x1: the few-token kernel's one-block form does not take M ", M, ", H/T ", n,
+                       ", L ", K, " (M up to ", gemv::kMaxTokens * gemv::kMaxTiles, "); unset it to let ltt choose");
+    return pl;
+  }
+  if (sms == 0)
+    return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", v, ": the few-token kernel's cluster form needs compute capability 9.0; "
+                     "unset it or set 1x1");
+  if (!gemv_cluster_takes(pl, M, n, K))
+    return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", v, ": the few-token kernel's cluster form does not take M ", M, ", H/T ", n,
+                     ", L ", K, " (M up to ", gemv::kMaxRows, ", H/T a multiple of ", gemv::kCols * pl.cn,
+                     ", L a multiple of ", gemv::kStep * pl.ck, ", at most ", gemv::kMaxSteps,
+                     " steps a warp); unset it to let ltt choose");
+  return pl;
+}
+
 bool shard_gemv_available(int M, int n, int K, bool normalising) {
+  const int sms = cluster_sms();
+  if (sms < 0) return false;
   int dev = 0, major = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
-  return major >= 8 && gemv_takes(M, n, K, normalising);
+  if (major < 8) return false;
+  if (normalising) return gemv_takes(M, n, K, true);
+  auto pl = gemv_plan(M, n, K);
+  return pl.ok() && pl->cn > 0;
 }
 
 Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
-                      int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s) {
+                      int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s,
+                      GemvPlan plan) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (!gemv_takes(M, n, K, g != nullptr) || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
-    return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
-                   ") not taken: 1 <= M <= ", kMaxTokens, " (", kMaxTokens * kMaxTiles, " with N given), n a multiple of ", kCols, ", K a multiple of ", kStep,
-                   " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
   const int nnz = no_neg_zero, fused = order == NormOrder::fused;
+  GemvPlan pl{1, 1};  // normalising: the one-block form only
+  if (!g && plan.cn > 0) {
+    if (plan.cn != 1 || plan.ck != 1) {
+      if (cluster_sms() <= 0) return LTT_USAGE("the few-token kernel's cluster form needs compute capability 9.0");
+      if (!gemv_cluster_takes(plan, M, n, K))
+        return LTT_USAGE("the few-token kernel's cluster form ", plan.cn, "x", plan.ck, " does not take M ", M, " n ", n, " K ", K);
+    } else if (!gemv_takes(M, n, K, false)) {
+      return LTT_USAGE("the few-token kernel's one-block form does not take M ", M, " n ", n, " K ", K);
+    }
+    pl = plan;
+  } else if (!g) {
+    auto p = gemv_plan(M, n, K);
+    if (!p.ok()) return p.error();
+    pl = *p;
+  }
+  const bool shape_ok = pl.cn == 1 && pl.ck == 1 ? gemv_takes(M, n, K, g != nullptr) : gemv_cluster_takes(pl, M, n, K);
+  if (!shape_ok || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
+    return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
+                   ", plan ", pl.cn, "x", pl.ck, ") not taken: 1 <= M <= ", kMaxTokens, " (", kMaxTokens * kMaxTiles,
+                   " with N given, ", kMaxRows, " in the cluster form), n a multiple of ", kCols,
+                   ", K a multiple of ", kStep, " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
+  if (pl.cn != 1 || pl.ck != 1) {
+    switch (pl.cn) {
+      case 1: return launch_cluster<1>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+      case 2: return launch_cluster<2>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+      default: return launch_cluster<4>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    }
+  }
   switch (gemv_warp_steps(K)) {
 #define LTT_GEMV_CASE(k) \
   case k: return launch_steps<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);

@@ -36,6 +36,28 @@ bool gemv_takes(int M, int n, int K, bool normalising) {
          gemv_warp_steps(K) <= kMaxSteps;
 }
 
+bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K) {
+  using namespace gemv;
+  const bool shape_ok = (pl.cn == 1 || pl.cn == 2 || pl.cn == 4) && (pl.ck == 1 || pl.ck == 2 || pl.ck == 4 || pl.ck == 8) &&
+                        !(pl.cn == 1 && pl.ck == 1) && M >= 1 && M <= kMaxRows && n >= kCols * pl.cn &&
+                        n % (kCols * pl.cn) == 0 && K >= kStep * pl.ck && K % (kStep * pl.ck) == 0;
+  return shape_ok && gemv_cluster_steps(pl, K) <= kMaxSteps;
+}
+
+GemvPlan plan_gemv(int M, int n, int K, int sms) {
+  GemvPlan best;
+  int score = 0;
+  if (gemv_takes(M, n, K, false)) best = GemvPlan{1, 1}, score = 1;
+  if (sms < 1) return best;
+  for (int cn : {4, 2, 1})
+    for (int ck : {1, 2, 4, 8}) {
+      const GemvPlan pl{cn, ck};
+      if (!gemv_cluster_takes(pl, M, n, K) || n / (gemv::kCols * cn) * ck > sms) continue;
+      if (cn * ck > score) best = pl, score = cn * ck;
+    }
+  return best;
+}
+
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced) {
   if (gemv_ok && !columns_forced &&
       (M <= kTier0GemvMaxTokens || (M <= kTier0GemvTiledMaxTokens && n <= kTier0KernelMaxColumns)))

@@ -81,6 +81,39 @@ bool gemv_takes(int M, int n, int K, bool normalising = true);
 // The steps a warp of that kernel takes for K (its template argument).
 constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 1) / gemv::kWarps; }
 
+// The same kernel's cluster form (shard_gemv.cu; Hopper, N given, M up to
+// 128): a cluster of ck blocks owns 8 cn output columns; block q of it
+// takes K's slice q (K / ck elements), its 16 warps are cn groups of 8
+// columns by 16 / cn along the slice's 32-wide steps (round robin), every
+// lane again with all its steps' W in flight at once; the cluster's ck
+// partial products meet through distributed shared memory in slice order.
+// What it buys: each row of N (from L2) is read by n / (8 cn) clusters'
+// slices, not by all n / 8 blocks whole, cn ck times fewer bytes (at M 64,
+// T 8: 12.8 MB instead of 51). {1, 1} names the one-block form above.
+struct GemvPlan {
+  int cn = 0;  // groups of 8 output columns a block: 1, 2 or 4 (0: no plan)
+  int ck = 0;  // K slices: blocks of a cluster, 1, 2, 4 or 8
+};
+namespace gemv {
+constexpr int kMaxRows = 128;  // the cluster form's tokens: 8 tiles of 16
+}
+// The steps a warp of the cluster form takes (its template argument).
+constexpr int gemv_cluster_steps(GemvPlan pl, int K) {
+  const int steps = K / pl.ck / gemv::kStep, groups = gemv::kWarps / pl.cn;
+  return (steps + groups - 1) / groups;
+}
+// Whether the cluster form with plan pl (not {1, 1}) takes M, n, K: 1 <= M
+// <= 128, n a positive multiple of 8 cn, K a positive multiple of 32 ck, at
+// most kMaxSteps steps a warp.
+bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K);
+// The plan ltt runs for N given on a device of `sms` multiprocessors with
+// clusters (on others: {1, 1} where gemv_takes(), else none): of the plans
+// that take the shape and need no more blocks than SMs (one wave), the one
+// that reads N the fewest times (largest cn ck; ties to wider blocks,
+// then smaller clusters); {1, 1} where none does and gemv_takes(); {0, 0}
+// otherwise. LTT_TIER0_GEMV_PLAN forces another (shard_gemv.cu).
+GemvPlan plan_gemv(int M, int n, int K, int sms);
+
 // Tier 0's per-rank step up to this many tokens (from the few-token
 // kernel's last, below): the collective normalises and one kernel (shard_gemm.cu)
 // multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that

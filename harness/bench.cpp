@@ -14,6 +14,7 @@
 #include "cuda_bench.hpp"
 #include "flags.hpp"
 #include "gpu/device.hpp"
+#include "shard_plan.hpp"
 #include "inputs.hpp"
 #include "peers_mpi.hpp"
 #include "simulate.hpp"
@@ -163,6 +164,20 @@ Result<int> run_bench(const BenchOptions& o) {
         if (!tgk.ok()) return tgk.error();
         row("tier0-gemv-kernel", p, *tgk, bytes - 2 * L, flops);
       }
+      // The few-token kernel alone (N given) with each plan forced
+      // (shard_plan.hpp's GemvPlan): the one-block form and the cluster forms.
+      for (const gpu::GemvPlan pl : {gpu::GemvPlan{1, 1}, gpu::GemvPlan{2, 2}, gpu::GemvPlan{4, 2}, gpu::GemvPlan{2, 4},
+                                     gpu::GemvPlan{4, 4}, gpu::GemvPlan{2, 8}, gpu::GemvPlan{4, 8}}) {
+        const bool takes = pl.cn == 1 && pl.ck == 1 ? gpu::gemv_takes(p.M, p.Hs(), p.L, false)
+                                                    : gpu::gemv_cluster_takes(pl, p.M, p.Hs(), p.L);
+        if (!takes) continue;
+        const std::string what = cat("tier0-gemv-kernel-", pl.cn, "x", pl.ck);
+        gpu::Tier0Variant v{0, false, true, true};
+        v.plan = pl;
+        auto tv = gpu::time_tier0_kernel(p, in, o.reps, false, v);
+        LTT_TRY(not_taken(what.c_str(), p, tv.status()));
+        if (tv.ok()) row(what.c_str(), p, *tv, bytes - 2 * L, flops);
+      }
       if (tg.ok()) {
         auto tgp = gpu::time_tier0_kernel(p, in, o.reps, true, gpu::Tier0Variant{0, true, true});
         LTT_TRY(not_taken("tier0-gemv-pdl", p, tgp.status()));
@@ -220,7 +235,9 @@ Result<int> run_bench(const BenchOptions& o) {
               "# -split or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
-              "# alone (N given, no RMSNorm); tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch;\n"
+              "# alone (N given, no RMSNorm), by its own plan; tier0-gemv-kernel-CxK: the same with plan CxK forced (1x1: one\n"
+              "# block 8 columns over all of K; else clusters of K blocks along K, C groups of 8 columns a block: Hopper);\n"
+              "# tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch;\n"
               "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster; every tier0-* row's output is checked\n"
               "# against a rigorous bound around the exact step (gpu/step_check.hpp) before its figure is printed;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"

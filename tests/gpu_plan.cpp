@@ -181,3 +181,72 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
   CHECK(tier0_default_path(5, 896, true, true, true) == Tier0Path::split);  // a forced tiling passes the few-token kernel by
   CHECK(tier0_default_path(kTier0KernelMaxTokens, 896, false, false, false) == Tier0Path::cublas);
 }
+
+TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, plan_gemv)") {
+  // k3 (K 3584): T 8 (n 896) 4 groups of 8 columns over 4 slices, 112 blocks,
+  // 7 steps a warp; T 16 (n 448) 4 x 8, 112 blocks, 4 steps (3.5) a warp.
+  CHECK(gemv_cluster_takes({4, 4}, 1, 896, 3584));
+  CHECK(gemv_cluster_steps({4, 4}, 3584) == 7);
+  CHECK(gemv_cluster_steps({4, 8}, 3584) == 4);
+  CHECK(gemv_cluster_steps({1, 2}, 3584) == 4);  // 56 steps over 16 warps
+  for (int M : {1, 16, 17, 64, 65, 128}) {
+    CAPTURE(M);
+    const GemvPlan t8 = plan_gemv(M, 896, 3584, kSms), t16 = plan_gemv(M, 448, 3584, kSms);
+    CHECK(t8.cn == 4);
+    CHECK(t8.ck == 4);
+    CHECK(t16.cn == 4);
+    CHECK(t16.ck == 8);
+  }
+  // Wide shards (T 2, 4): every cluster plan needs more blocks than SMs or
+  // more steps than a warp holds: the one-block form up to 64 tokens, none past.
+  for (int n : {1792, 3584}) {
+    CAPTURE(n);
+    const GemvPlan a = plan_gemv(64, n, 3584, kSms), b = plan_gemv(65, n, 3584, kSms);
+    CHECK(a.cn == 1);
+    CHECK(a.ck == 1);
+    CHECK(b.cn == 0);
+  }
+  // No clusters (sms 0, a device before Hopper): the one-block form or none.
+  CHECK(plan_gemv(5, 896, 3584, 0).cn == 1);
+  CHECK(plan_gemv(5, 896, 3584, 0).ck == 1);
+  CHECK(plan_gemv(65, 896, 3584, 0).cn == 0);
+  // The edges of the shapes taken.
+  CHECK(gemv_cluster_takes({4, 4}, 128, 896, 3584));
+  CHECK_FALSE(gemv_cluster_takes({4, 4}, 129, 896, 3584));  // past 8 tiles
+  CHECK_FALSE(gemv_cluster_takes({4, 4}, 0, 896, 3584));
+  CHECK_FALSE(gemv_cluster_takes({1, 1}, 5, 896, 3584));    // the one-block form: gemv_takes()
+  CHECK_FALSE(gemv_cluster_takes({3, 4}, 5, 896, 3584));    // groups of 8 columns: 1, 2 or 4
+  CHECK_FALSE(gemv_cluster_takes({4, 16}, 5, 896, 3584));   // past the portable cluster
+  CHECK_FALSE(gemv_cluster_takes({4, 4}, 5, 880, 3584));    // n not a multiple of 32
+  CHECK_FALSE(gemv_cluster_takes({4, 8}, 5, 896, 3712));    // K not a multiple of 256
+  CHECK_FALSE(gemv_cluster_takes({4, 1}, 5, 896, 3584));    // 28 steps a warp
+  CHECK(gemv_cluster_takes({4, 4}, 5, 896, 4096));          // 8 steps a warp, the most
+  CHECK_FALSE(gemv_cluster_takes({4, 4}, 5, 896, 4608));    // 9
+  // Every plan chosen over a sweep takes its shape, needs one wave at most,
+  // and reads N no more often than any other plan that would.
+  int plans = 0;
+  for (int K : {32, 128, 576, 1024, 3584, 4096, 7168})
+    for (int n : {8, 16, 32, 64, 128, 448, 896, 1792})
+      for (int M : {1, 9, 16, 17, 64, 65, 128, 129}) {
+        CAPTURE(K);
+        CAPTURE(n);
+        CAPTURE(M);
+        const GemvPlan pl = plan_gemv(M, n, K, kSms);
+        if (pl.cn == 0) {
+          CHECK_FALSE(gemv_takes(M, n, K, false));
+          continue;
+        }
+        ++plans;
+        if (pl.cn == 1 && pl.ck == 1) {
+          CHECK(gemv_takes(M, n, K, false));
+          continue;
+        }
+        CHECK(gemv_cluster_takes(pl, M, n, K));
+        CHECK(n / (gemv::kCols * pl.cn) * pl.ck <= kSms);
+        for (int cn : {1, 2, 4})
+          for (int ck : {1, 2, 4, 8})
+            if (!(cn == 1 && ck == 1) && gemv_cluster_takes({cn, ck}, M, n, K) && n / (gemv::kCols * cn) * ck <= kSms)
+              CHECK(cn * ck <= pl.cn * pl.ck);
+      }
+  CHECK(plans > 300);
+}
