@@ -40,6 +40,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.cuh"
 #include "elem.cuh"
@@ -239,52 +240,60 @@ Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, con
 
 // The cluster form (plan {cn, ck}, N given): grid (n / (8 cn), ck), clusters
 // (1, ck, 1). Block q of a cluster holds W's rows of the cluster's 8 cn
-// columns over K's slice q; warp w is column group w % cn and takes the
-// slice's steps w / cn, w / cn + 16 / cn, ... Tile by tile of 16 tokens, the
-// warps' products meet in shared memory and are added in K order (the
-// warps of a column group in step order) into the block's partial [M, 8 cn];
-// once every block of the cluster has its partial, each output (shared
-// round robin among the cluster's blocks) is the sum of the ck partials in
-// slice order, read through distributed shared memory, then S, then the
-// rounding: the same bits whichever block finishes first.
+// columns over K's slice q; its 16 warps take the slice's 32-wide steps
+// round robin (step s by warp s mod 16), each lane its 16-byte piece of every
+// one of the cn column groups' rows for each step it takes, so that each
+// piece of N a lane loads feeds cn products and each element of N's slice
+// enters the SM once a tile. The next tile's N pieces are loaded before the
+// current tile's products. Tile by tile of 16 tokens, the warps' products
+// meet in shared memory and are added in warp order into the block's
+// partial [M, 8 cn]; once every block of the cluster has its partial, each
+// output (shared round robin among the cluster's blocks) is the sum of the
+// ck partials in slice order, read through distributed shared memory, then
+// S, then the rounding: the same bits whichever block finishes first.
 template <int kSteps, int kCn, bool kTwo>
 __global__ void __launch_bounds__(kThreads, 1)
     shard_gemv_cluster_k(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int K,
                          int nnz, int w_first) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cgs = cooperative_groups;
-  constexpr int kGroups = kWarps / kCn;  // warps along the slice
-  constexpr int kW = kCn * kCols;        // output columns a block (and cluster)
-  constexpr int kPre = 4;                // S elements a thread fetches early
+  constexpr int kW = kCn * kCols;  // output columns a block (and cluster)
+  constexpr int kPre = 4;          // S elements a thread fetches early
   constexpr int kMaxSlices = 8;
-  __shared__ float part[kWarps][kMaxTokens][kCols];
+  static_assert(kMaxTokens * kW <= kThreads, "a tile's sums: one output a thread");
+  __shared__ float part[kWarps][kMaxTokens][kW];
   __shared__ float bp[kMaxRows][kW];  // the block's partial product
   cgs::cluster_group cluster = cgs::this_cluster();
   const int ck = static_cast<int>(cluster.num_blocks()), q = static_cast<int>(cluster.block_rank());
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
-  const int ng = warp % kCn, kg = warp / kCn;
   const int col0 = static_cast<int>(blockIdx.x) * kW, Kc = K / ck, steps = Kc / kStep;
   const size_t k0 = static_cast<size_t>(q) * Kc;
-  const bf* wp = W + static_cast<size_t>(col0 + kCols * ng + gr) * ldw + k0 + 8 * t;
+  // Lane (gr, t): W's rows col0 + 8 g + gr (g < cn), elements 8t .. 8t+7 of
+  // each step it takes in the slice; tokens gr and gr + 8, the same elements of N.
+  const bf* wp = W + static_cast<size_t>(col0 + gr) * ldw + k0 + 8 * t;
   const bf* n0 = A + static_cast<size_t>(gr) * lda + k0 + 8 * t;
   const bf* n1 = n0 + static_cast<size_t>(8) * lda;
-  uint4 wv[kSteps], a0[kSteps], a1[kSteps];
+  uint4 wv[kSteps][kCn], a0[kSteps], a1[kSteps], b0[kSteps], b1[kSteps];
   const auto load_w = [&] {
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
-      const int st = kg + i * kGroups;
-      wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
+      const int st = warp + i * kWarps;
+#pragma unroll
+      for (int g = 0; g < kCn; ++g)
+        wv[i][g] = st < steps ? load_stream(wp + static_cast<size_t>(kCols * g) * ldw + static_cast<size_t>(st) * kStep)
+                              : make_uint4(0, 0, 0, 0);
     }
   };
-  const auto load_a = [&](int j) {
+  // Tile j's rows 16 j + gr and 16 j + gr + 8 into x0, x1.
+  const auto load_a = [&](int j, uint4 (&x0)[kSteps], uint4 (&x1)[kSteps]) {
     const size_t rows = static_cast<size_t>(16 * j) * lda;
     const int r0 = 16 * j + gr;
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
-      const int st = kg + i * kGroups;
+      const int st = warp + i * kWarps;
       const size_t off = rows + static_cast<size_t>(st) * kStep;
-      a0[i] = st < steps && r0 < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
-      a1[i] = kTwo && st < steps && r0 + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
+      x0[i] = st < steps && r0 < M ? *reinterpret_cast<const uint4*>(n0 + off) : make_uint4(0, 0, 0, 0);
+      x1[i] = kTwo && st < steps && r0 + 8 < M ? *reinterpret_cast<const uint4*>(n1 + off) : make_uint4(0, 0, 0, 0);
     }
   };
   // This block's outputs: e = (it ck + q) kThreads + tid for it = 0, 1, ...
@@ -303,41 +312,52 @@ __global__ void __launch_bounds__(kThreads, 1)
     load_w();
     allow_dependents();
     wait_dependencies();
+    load_a(0, a0, a1);
     fetch_s();
-    load_a(0);
   } else {
     allow_dependents();
-    load_a(0);
+    load_a(0, a0, a1);
     fetch_s();
     load_w();
   }
   const int tiles = (M + kMaxTokens - 1) / kMaxTokens;
 #pragma unroll 1
   for (int j = 0; j < tiles; ++j) {
-    if (j > 0) load_a(j);
-    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (j + 1 < tiles) load_a(j + 1, b0, b1);  // in flight during this tile's products and sums
+    float d[kCn][4];
+#pragma unroll
+    for (int g = 0; g < kCn; ++g) d[g][0] = d[g][1] = d[g][2] = d[g][3] = 0.0f;
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
-      const int st = kg + i * kGroups;
+      const int st = warp + i * kWarps;
       if (st >= steps) break;
-      mma16816(d, a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i].x, wv[i].y);
-      mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
-    }
-    part[warp][gr][2 * t] = d[0];
-    part[warp][gr][2 * t + 1] = d[1];
-    part[warp][gr + 8][2 * t] = d[2];
-    part[warp][gr + 8][2 * t + 1] = d[3];
-    __syncthreads();
-    // Tile j's sums over each column group's warps, in K order (kg 0, 1, ...).
-    for (int e = tid; e < kMaxTokens * kW; e += kThreads) {
-      const int m = e / kW, c = e % kW, row = 16 * j + m;
-      if (row >= M) continue;
-      float acc = part[c / kCols][m][c % kCols];
 #pragma unroll
-      for (int gi = 1; gi < kGroups; ++gi) acc = __fadd_rn(acc, part[gi * kCn + c / kCols][m][c % kCols]);
-      bp[row][c] = acc;
+      for (int g = 0; g < kCn; ++g) {
+        mma16816(d[g], a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i][g].x, wv[i][g].y);
+        mma16816(d[g], a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i][g].z, wv[i][g].w);
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kCn; ++g) {
+      part[warp][gr][kCols * g + 2 * t] = d[g][0];
+      part[warp][gr][kCols * g + 2 * t + 1] = d[g][1];
+      part[warp][gr + 8][kCols * g + 2 * t] = d[g][2];
+      part[warp][gr + 8][kCols * g + 2 * t + 1] = d[g][3];
+    }
+    __syncthreads();
+    // Tile j's sums over the warps, in warp order: thread e, token e / kW, column e % kW.
+    if (tid < kMaxTokens * kW) {
+      const int m = tid / kW, c = tid % kW, row = 16 * j + m;
+      if (row < M) {
+        float acc = part[0][m][c];
+#pragma unroll
+        for (int w = 1; w < kWarps; ++w) acc = __fadd_rn(acc, part[w][m][c]);
+        bp[row][c] = acc;
+      }
     }
     __syncthreads();  // part is the next tile's
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) a0[i] = b0[i], a1[i] = b1[i];
   }
   cluster.sync();  // every slice's partial complete
   const auto emit = [&](int e, float s_val) {
@@ -391,18 +411,19 @@ Status launch_cluster_steps(GemvPlan pl, const bf* A, int lda, const bf* W, int 
 template <int kCn>
 Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M,
                       int n, int K, int nnz, bool pdl, cudaStream_t s) {
-  switch (gemv_cluster_steps(pl, K)) {
-#define LTT_GEMV_CASE(k) \
-  case k: return launch_cluster_steps<k, kCn>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    LTT_GEMV_CASE(1)
-    LTT_GEMV_CASE(2)
-    LTT_GEMV_CASE(3)
-    LTT_GEMV_CASE(4)
-    LTT_GEMV_CASE(5)
-    LTT_GEMV_CASE(6)
-    LTT_GEMV_CASE(7)
-#undef LTT_GEMV_CASE
-    default: return launch_cluster_steps<kMaxSteps, kCn>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+  const int steps = gemv_cluster_steps(pl, K);
+  const auto at = [&](auto k) -> Status {  // steps k, where the registers hold them (gemv_cluster_takes())
+    if constexpr (decltype(k)::value * (kCn + 4) <= kClusterPieces)
+      return launch_cluster_steps<decltype(k)::value, kCn>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    return LTT_ERR(Errc::internal, "the few-token kernel's cluster form: ", decltype(k)::value, " steps a warp at ", kCn,
+                   " column groups");
+  };
+  switch (steps) {
+    case 1: return at(std::integral_constant<int, 1>{});
+    case 2: return at(std::integral_constant<int, 2>{});
+    case 3: return at(std::integral_constant<int, 3>{});
+    case 4: return at(std::integral_constant<int, 4>{});
+    default: return LTT_ERR(Errc::internal, "the few-token kernel's cluster form: ", steps, " steps a warp");
   }
 }
 

@@ -83,28 +83,31 @@ constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 
 
 // The same kernel's cluster form (shard_gemv.cu; Hopper, N given, M up to
 // 128): a cluster of ck blocks owns 8 cn output columns; block q of it
-// takes K's slice q (K / ck elements), its 16 warps are cn groups of 8
-// columns by 16 / cn along the slice's 32-wide steps (round robin), every
-// lane again with all its steps' W in flight at once; the cluster's ck
-// partial products meet through distributed shared memory in slice order.
-// What it buys: each row of N (from L2) is read by n / (8 cn) clusters'
-// slices, not by all n / 8 blocks whole, cn ck times fewer bytes (at M 64,
-// T 8: 12.8 MB instead of 51). {1, 1} names the one-block form above.
+// takes K's slice q (K / ck elements), its 16 warps the slice's 32-wide
+// steps round robin, each lane its pieces of all cn column groups' W rows
+// for every step it takes, in flight at once; the cluster's ck partial
+// products meet through distributed shared memory in slice order. What it
+// buys: a piece of N a lane loads feeds cn products, and a block reads N's
+// slice only (K / ck), so N's bytes into an SM fall cn ck times (at M 16,
+// T 8, plan 4x4: 28 KB a block instead of 112).
+// {1, 1} names the one-block form above.
 struct GemvPlan {
   int cn = 0;  // groups of 8 output columns a block: 1, 2 or 4 (0: no plan)
   int ck = 0;  // K slices: blocks of a cluster, 1, 2, 4 or 8
 };
 namespace gemv {
-constexpr int kMaxRows = 128;  // the cluster form's tokens: 8 tiles of 16
+constexpr int kMaxRows = 128;      // the cluster form's tokens: 8 tiles of 16
+constexpr int kClusterPieces = 24;  // 16-byte registers a lane: W's steps x cn, N's two tiles' steps x 4
 }
 // The steps a warp of the cluster form takes (its template argument).
 constexpr int gemv_cluster_steps(GemvPlan pl, int K) {
-  const int steps = K / pl.ck / gemv::kStep, groups = gemv::kWarps / pl.cn;
-  return (steps + groups - 1) / groups;
+  const int steps = K / pl.ck / gemv::kStep;
+  return (steps + gemv::kWarps - 1) / gemv::kWarps;
 }
 // Whether the cluster form with plan pl (not {1, 1}) takes M, n, K: 1 <= M
-// <= 128, n a positive multiple of 8 cn, K a positive multiple of 32 ck, at
-// most kMaxSteps steps a warp.
+// <= 128, n a positive multiple of 8 cn, K a positive multiple of 32 ck, a
+// lane's W pieces and two tiles' N pieces (steps (cn + 4) 16-byte registers)
+// within kClusterPieces.
 bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K);
 // The plan ltt runs for N given on a device of `sms` multiprocessors with
 // clusters (on others: {1, 1} where gemv_takes(), else none): of the plans

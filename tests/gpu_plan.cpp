@@ -184,10 +184,11 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
 
 TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, plan_gemv)") {
   // k3 (K 3584): T 8 (n 896) 4 groups of 8 columns over 4 slices, 112 blocks,
-  // 7 steps a warp; T 16 (n 448) 4 x 8, 112 blocks, 4 steps (3.5) a warp.
+  // 2 steps (28 over 16 warps) a warp; T 16 (n 448) 4 x 8, 112 blocks, 1 step
+  // (14 warps busy).
   CHECK(gemv_cluster_takes({4, 4}, 1, 896, 3584));
-  CHECK(gemv_cluster_steps({4, 4}, 3584) == 7);
-  CHECK(gemv_cluster_steps({4, 8}, 3584) == 4);
+  CHECK(gemv_cluster_steps({4, 4}, 3584) == 2);
+  CHECK(gemv_cluster_steps({4, 8}, 3584) == 1);
   CHECK(gemv_cluster_steps({1, 2}, 3584) == 4);  // 56 steps over 16 warps
   for (int M : {1, 16, 17, 64, 65, 128}) {
     CAPTURE(M);
@@ -219,9 +220,20 @@ TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, pl
   CHECK_FALSE(gemv_cluster_takes({4, 16}, 5, 896, 3584));   // past the portable cluster
   CHECK_FALSE(gemv_cluster_takes({4, 4}, 5, 880, 3584));    // n not a multiple of 32
   CHECK_FALSE(gemv_cluster_takes({4, 8}, 5, 896, 3712));    // K not a multiple of 256
-  CHECK_FALSE(gemv_cluster_takes({4, 1}, 5, 896, 3584));    // 28 steps a warp
-  CHECK(gemv_cluster_takes({4, 4}, 5, 896, 4096));          // 8 steps a warp, the most
-  CHECK_FALSE(gemv_cluster_takes({4, 4}, 5, 896, 4608));    // 9
+  CHECK_FALSE(gemv_cluster_takes({4, 1}, 5, 896, 3584));    // 7 steps a warp: 56 pieces
+  CHECK(gemv_cluster_takes({4, 4}, 5, 896, 6144));          // 3 steps: 24 pieces, the most
+  CHECK_FALSE(gemv_cluster_takes({4, 4}, 5, 896, 6656));    // 4 steps: 32
+  CHECK(gemv_cluster_takes({2, 2}, 5, 896, 3584));          // 4 steps: 24 pieces
+  CHECK_FALSE(gemv_cluster_takes({2, 2}, 5, 896, 4608));    // 5: 30
+  // The pieces a lane holds stay within the budget wherever a plan takes the shape.
+  for (int K = 32; K <= 16384; K += 32)
+    for (int cn : {1, 2, 4})
+      for (int ck : {1, 2, 4, 8})
+        if (!(cn == 1 && ck == 1) && gemv_cluster_takes({cn, ck}, 5, 64, K)) {
+          CHECK(gemv_cluster_steps({cn, ck}, K) >= 1);
+          CHECK(gemv_cluster_steps({cn, ck}, K) * (cn + 4) <= gemv::kClusterPieces);
+          CHECK(gemv_cluster_steps({cn, ck}, K) * gemv::kWarps * gemv::kStep * ck >= K);
+        }
   // Every plan chosen over a sweep takes its shape, needs one wave at most,
   // and reads N no more often than any other plan that would.
   int plans = 0;
