@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  int ldy, int M, int K, int nnz, int w_first) {
   static_assert(kTiles == 1 || (!kNorm && kTwo), "several tiles: N given, every tile's rows 8 .. 15 possible");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  __shared__ float part[kWarps][kMaxTokens * kTiles][kCols];
+  __shared__ __align__(16) float part[kWarps][kMaxTokens * kTiles][kCols];
   __shared__ float ssq[kNorm ? kWarps : 1][kMaxTokens];
   __shared__ uint4 g_s[kNorm ? kWarps * kMaxSteps * kStep / 8 : 1];  // g, K / 8 vectors
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
@@ -205,10 +205,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       mma16816(d, a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i].z, wv[i].w);
     }
     // d: tokens 16 j + gr (d0, d1) and 16 j + gr + 8 (d2, d3), columns 2t and 2t + 1.
-    part[warp][16 * j + gr][2 * t] = d[0];
-    part[warp][16 * j + gr][2 * t + 1] = d[1];
-    part[warp][16 * j + gr + 8][2 * t] = d[2];
-    part[warp][16 * j + gr + 8][2 * t + 1] = d[3];
+    // float2 stores: a half warp's 4 row groups fill the 32 banks once.
+    *reinterpret_cast<float2*>(&part[warp][16 * j + gr][2 * t]) = make_float2(d[0], d[1]);
+    *reinterpret_cast<float2*>(&part[warp][16 * j + gr + 8][2 * t]) = make_float2(d[2], d[3]);
   }
   __syncthreads();
   if (writes) {
@@ -251,6 +250,16 @@ Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, con
 // output (shared round robin among the cluster's blocks) is the sum of the
 // ck partials in slice order, read through distributed shared memory, then
 // S, then the rounding: the same bits whichever block finishes first.
+// The row stride of a tile's products in shared memory for kW columns: 8
+// or 24 words mod 32, so that the 4 row groups of a half warp's float2
+// stores land on distinct banks (a stride of kW, a multiple of 16 words,
+// put them 4 ways onto the same ones).
+constexpr int cluster_part_ld(int kW) { return kW == kCols ? kW : kW + 8; }
+// The shared memory a block of the cluster form takes for kW columns.
+constexpr size_t cluster_smem(int kW) {
+  return sizeof(float) * (static_cast<size_t>(kWarps) * kMaxTokens * cluster_part_ld(kW) + static_cast<size_t>(kMaxRows) * kW);
+}
+
 template <int kSteps, int kCn, bool kTwo>
 __global__ void __launch_bounds__(kThreads, 1)
     shard_gemv_cluster_k(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int K,
@@ -261,8 +270,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr int kPre = 4;          // S elements a thread fetches early
   constexpr int kMaxSlices = 8;
   static_assert(kMaxTokens * kW <= kThreads, "a tile's sums: one output a thread");
-  __shared__ float part[kWarps][kMaxTokens][kW];
-  __shared__ float bp[kMaxRows][kW];  // the block's partial product
+  // Shared memory (cluster_smem()): the warps' products of a tile, [kWarps][16][kLd]
+  // (rows padded so that a row group's float2 stores fall on distinct banks),
+  // then the block's partial product [kMaxRows][kW].
+  constexpr int kLd = cluster_part_ld(kW);
+  extern __shared__ float4 smem4[];
+  float* part = reinterpret_cast<float*>(smem4);
+  float* bp = part + kWarps * kMaxTokens * kLd;
   cgs::cluster_group cluster = cgs::this_cluster();
   const int ck = static_cast<int>(cluster.num_blocks()), q = static_cast<int>(cluster.block_rank());
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
@@ -337,22 +351,21 @@ __global__ void __launch_bounds__(kThreads, 1)
         mma16816(d[g], a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i][g].z, wv[i][g].w);
       }
     }
+    float* pw = part + static_cast<size_t>(warp) * kMaxTokens * kLd;
 #pragma unroll
     for (int g = 0; g < kCn; ++g) {
-      part[warp][gr][kCols * g + 2 * t] = d[g][0];
-      part[warp][gr][kCols * g + 2 * t + 1] = d[g][1];
-      part[warp][gr + 8][kCols * g + 2 * t] = d[g][2];
-      part[warp][gr + 8][kCols * g + 2 * t + 1] = d[g][3];
+      *reinterpret_cast<float2*>(pw + gr * kLd + kCols * g + 2 * t) = make_float2(d[g][0], d[g][1]);
+      *reinterpret_cast<float2*>(pw + (gr + 8) * kLd + kCols * g + 2 * t) = make_float2(d[g][2], d[g][3]);
     }
     __syncthreads();
     // Tile j's sums over the warps, in warp order: thread e, token e / kW, column e % kW.
     if (tid < kMaxTokens * kW) {
       const int m = tid / kW, c = tid % kW, row = 16 * j + m;
       if (row < M) {
-        float acc = part[0][m][c];
+        float acc = part[m * kLd + c];
 #pragma unroll
-        for (int w = 1; w < kWarps; ++w) acc = __fadd_rn(acc, part[w][m][c]);
-        bp[row][c] = acc;
+        for (int w = 1; w < kWarps; ++w) acc = __fadd_rn(acc, part[(w * kMaxTokens + m) * kLd + c]);
+        bp[row * kW + c] = acc;
       }
     }
     __syncthreads();  // part is the next tile's
@@ -365,7 +378,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float pv[kMaxSlices];
 #pragma unroll
     for (int p = 0; p < kMaxSlices; ++p)
-      if (p < ck) pv[p] = *cluster.map_shared_rank(&bp[m][c], p);
+      if (p < ck) pv[p] = *cluster.map_shared_rank(bp + m * kW + c, p);
     float acc = pv[0];
 #pragma unroll
     for (int p = 1; p < kMaxSlices; ++p)
@@ -391,7 +404,10 @@ template <int kSteps, int kCn>
 Status launch_cluster_steps(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy,
                             int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
   auto* k = M > 8 ? shard_gemv_cluster_k<kSteps, kCn, true> : shard_gemv_cluster_k<kSteps, kCn, false>;
+  constexpr size_t smem = cluster_smem(kCn * kCols);
+  if (smem > 48 * 1024) LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   cudaLaunchConfig_t cfg{};
+  cfg.dynamicSmemBytes = smem;
   cfg.gridDim = dim3(static_cast<unsigned>(n / (kCols * kCn)), static_cast<unsigned>(pl.ck));
   cfg.blockDim = dim3(kThreads);
   cfg.stream = s;
