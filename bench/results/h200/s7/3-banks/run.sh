@@ -14,5 +14,8 @@ timeout 260 $L bench --backend cuda --dims k3 --tp 8,16 --tier 0 --tokens 1,5,16
 echo "bench: exit $? $(( $(date +%s) - a )) s"
 grep -E "ltt:|rror" $R/bench.log | head -3
 grep -hE "^ +(tier0-(rank|split|cublas|gemv-split|gemv-kernel[-0-9x]*)|read-tier0) " $R/bench.log | awk '{print $1, $2, $3, $4}'
+# Where the cluster form's time goes: one launch (T 8, M 64, plan 4x4) under ncu.
+timeout 120 env LTT_TIER0_PATH=gemv-split LTT_TIER0_GEMV_PLAN=4x4 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis -k regex:shard_gemv_cluster -c 1 $L check --backend cuda --dims k3 --tp 8 --tier 0 --tokens 64 --dist realistic > $R/ncu_4x4_m64.log 2>&1
+echo "ncu: exit $?"; grep -E "Duration|Memory Throughput|Compute \(SM\)|Stall|L2 Hit|Warp Cycles Per Issued" $R/ncu_4x4_m64.log | head -12
 tar czf $OUT/r.tgz -C $OUT r
 echo "total $(( $(date +%s) - t0 )) s"
