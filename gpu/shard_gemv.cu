@@ -1,5 +1,5 @@
 // Tier 0's per-rank step for few tokens (M <= 16 where it normalises, 64
-// with N given, in tiles of 16) in one kernel: Y [M, n] =
+// with N given, in tiles of 16; 128 in the cluster form) in one kernel: Y [M, n] =
 // bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32 accumulation, one rounding,
 // -0 made +0 for a Lamport writer; N either given (the collective
 // normalised) or made here from Z (RMSNorm with weight g, the order's

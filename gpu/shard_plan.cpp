@@ -48,7 +48,7 @@ GemvPlan plan_gemv(int M, int n, int K, int sms) {
   GemvPlan best;
   int score = 0;
   if (gemv_takes(M, n, K, false)) best = GemvPlan{1, 1}, score = 1;
-  if (sms < 1) return best;
+  if (sms < 1 || (score == 1 && M <= gemv::kMaxTokens)) return best;
   for (int cn : {4, 2, 1})
     for (int ck : {1, 2, 4, 8}) {
       const GemvPlan pl{cn, ck};
@@ -60,7 +60,8 @@ GemvPlan plan_gemv(int M, int n, int K, int sms) {
 
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced) {
   if (gemv_ok && !columns_forced &&
-      (M <= kTier0GemvMaxTokens || (M <= kTier0GemvTiledMaxTokens && n <= kTier0KernelMaxColumns)))
+      (M <= kTier0GemvMaxTokens || (M <= kTier0GemvNarrowMaxTokens && n <= kTier0KernelMaxColumns) ||
+       (M <= kTier0KernelLimit && n <= kTier0GemvNarrowestColumns)))
     return Tier0Path::gemv_split;
   if (kernel_ok && M <= kTier0KernelMaxTokens && (n <= kTier0KernelMaxColumns || columns_forced)) return Tier0Path::split;
   return Tier0Path::cublas;

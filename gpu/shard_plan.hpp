@@ -110,11 +110,15 @@ constexpr int gemv_cluster_steps(GemvPlan pl, int K) {
 // within kClusterPieces.
 bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K);
 // The plan ltt runs for N given on a device of `sms` multiprocessors with
-// clusters (on others: {1, 1} where gemv_takes(), else none): of the plans
-// that take the shape and need no more blocks than SMs (one wave), the one
-// that reads N the fewest times (largest cn ck; ties to wider blocks,
-// then smaller clusters); {1, 1} where none does and gemv_takes(); {0, 0}
-// otherwise. LTT_TIER0_GEMV_PLAN forces another (shard_gemv.cu).
+// clusters (on others: {1, 1} where gemv_takes(), else none): {1, 1} for one
+// tile of tokens (M <= 16) where it takes the shape (on the H200, seventh
+// session, call 3: 4.3 us at T 8, M 1, against 4x4's 5.2); past it, of the
+// plans that take the shape and need no more blocks than SMs (one wave),
+// the one that reads N the fewest times (largest cn ck; ties to wider
+// blocks, then smaller clusters: 4x4 at k3's T 8, 4x8 at T 16, each the
+// fastest plan there from M 17 to 128); {1, 1} where none does and
+// gemv_takes(); {0, 0} otherwise. LTT_TIER0_GEMV_PLAN forces another
+// (shard_gemv.cu).
 GemvPlan plan_gemv(int M, int n, int K, int sms);
 
 // Tier 0's per-rank step up to this many tokens (from the few-token
@@ -135,13 +139,17 @@ constexpr int kTier0KernelMaxTokens = 64;
 // their W loads do not overlap anything, and the normalisation's barrier
 // is on the path).
 constexpr int kTier0GemvMaxTokens = 16;
-// And on shards of up to kTier0KernelMaxColumns columns up to this many,
-// over tiles of 16 tokens. On the H200 (bench/results/h200.md, sixth
-// session, call 8) at T 8, M 17 / 24 / 33 / 48: 7.3 / 7.8 / 9.2 / 10.1 us a
-// rank against the cluster kernel's 9.1 / 9.3 / 9.9 / 10.1; at T 16 5.8 /
-// 5.9 / 7.1 / 7.7 against 7.3 / 7.3 / 7.9 / 8.0; at M 64 it lost at T 8
-// (11.8 against 11.3).
-constexpr int kTier0GemvTiledMaxTokens = 48;
+// And on shards of up to kTier0KernelMaxColumns columns up to this many
+// (N given; on Hopper the cluster form, GemvPlan above), and on shards of up
+// to kTier0GemvNarrowestColumns up to tier 0's last M (128). On the H200
+// (bench/results/h200.md, seventh session, call 3), us a rank at T 8 (896
+// columns, plan 4x4), M 17 / 33 / 64 / 96 / 128: 7.2 / 7.9 / 9.0 / 11.5 /
+// 13.9 against the cluster kernel's (split) 9.1 / 9.9 / 11.3 / 15.1 / 16.9
+// and cuBLAS's 11.8 / 12.0 / 12.3 / 12.7 / 13.0 (so cuBLAS from 97 there); at
+// T 16 (448 columns, plan 4x8) 5.7 / 6.5 / 7.5 / 9.3 / 10.9 against 7.2 /
+// 7.8 / 8.9 / 10.5 / 11.7 and 11.3 / 11.5 / 11.9 / 12.0 / 12.2.
+constexpr int kTier0GemvNarrowMaxTokens = 96;
+constexpr int kTier0GemvNarrowestColumns = 448;
 constexpr int kTier0KernelLimit = 128;
 // The cluster kernel (split) only for shards up to this many columns: it
 // was built for k3's shards at T 8 and 16 (H/T 896 and 448), and on wider
@@ -153,13 +161,14 @@ constexpr int kTier0KernelLimit = 128;
 constexpr int kTier0KernelMaxColumns = 896;
 
 // The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
-// tokens and a shard of n = H/T columns: gemv-split up to
-// kTier0GemvMaxTokens (and to kTier0GemvTiledMaxTokens on shards of up to
-// kTier0KernelMaxColumns) where the few-token kernel takes the shape
-// (gemv_ok) and no column tiling is forced, split up to kTier0KernelMaxTokens and
-// kTier0KernelMaxColumns where the cluster kernel has a plan (kernel_ok;
-// a forced column tiling, LTT_TIER0_COLUMNS, lifts the column bound: it is
-// there to run that kernel), cuBLAS otherwise.
+// tokens and a shard of n = H/T columns: gemv-split where the few-token
+// kernel takes the shape (gemv_ok) and no column tiling is forced, up to
+// kTier0GemvMaxTokens on any shard, kTier0GemvNarrowMaxTokens on shards of
+// up to kTier0KernelMaxColumns and kTier0KernelLimit on shards of up to
+// kTier0GemvNarrowestColumns; else split up to kTier0KernelMaxTokens and
+// kTier0KernelMaxColumns where the cluster kernel has a plan (kernel_ok; a
+// forced column tiling, LTT_TIER0_COLUMNS, lifts the column bound: it is
+// there to run that kernel); cuBLAS otherwise.
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced);
 
 }  // namespace ltt::gpu

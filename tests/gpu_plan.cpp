@@ -155,17 +155,20 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
     CHECK(tier0_default_path(kTier0GemvMaxTokens, n, true, true, false) == Tier0Path::gemv_split);
     CHECK(tier0_default_path(kTier0KernelMaxTokens + 1, n, false, true, false) == Tier0Path::cublas);
   }
-  // The few-token kernel over tiles from M 17 to 48 on k3's T 8 and 16
-  // shards only; where it does not take the shape, the cluster kernel.
-  for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0GemvTiledMaxTokens}) {
+  // The few-token kernel past one tile on k3's T 8 and 16 shards only (to
+  // M 96 at T 8, 128 at T 16); where it does not take the shape, the
+  // cluster kernel up to 64, then cuBLAS.
+  for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens, kTier0GemvNarrowMaxTokens}) {
     CHECK(tier0_default_path(M, 448, true, true, false) == Tier0Path::gemv_split);
     CHECK(tier0_default_path(M, 896, true, true, false) == Tier0Path::gemv_split);
     CHECK(tier0_default_path(M, 1792, true, true, false) == Tier0Path::cublas);
     CHECK(tier0_default_path(M, 3584, true, true, false) == Tier0Path::cublas);
-    CHECK(tier0_default_path(M, 896, true, true, true) == Tier0Path::split);  // a forced tiling: the cluster kernel
+    CHECK(tier0_default_path(M, 896, true, true, true) == (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
   }
-  CHECK(tier0_default_path(kTier0GemvTiledMaxTokens + 1, 896, true, true, false) == Tier0Path::split);
-  CHECK(tier0_default_path(kTier0KernelMaxTokens, 448, true, true, false) == Tier0Path::split);
+  CHECK(tier0_default_path(kTier0GemvNarrowMaxTokens + 1, 896, true, true, false) == Tier0Path::cublas);
+  CHECK(tier0_default_path(kTier0GemvNarrowMaxTokens + 1, 448, true, true, false) == Tier0Path::gemv_split);
+  CHECK(tier0_default_path(kTier0KernelLimit, 448, true, true, false) == Tier0Path::gemv_split);
+  CHECK(tier0_default_path(kTier0KernelLimit, 512, true, true, false) == Tier0Path::cublas);  // wider than 448
   // The cluster kernel from M 17 to 64 on k3's T 8 and 16 shards only.
   for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens}) {
     CHECK(tier0_default_path(M, 448, false, true, false) == Tier0Path::split);
@@ -190,7 +193,16 @@ TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, pl
   CHECK(gemv_cluster_steps({4, 4}, 3584) == 2);
   CHECK(gemv_cluster_steps({4, 8}, 3584) == 1);
   CHECK(gemv_cluster_steps({1, 2}, 3584) == 4);  // 56 steps over 16 warps
-  for (int M : {1, 16, 17, 64, 65, 128}) {
+  // One tile of tokens: the one-block form.
+  for (int M : {1, 5, 16}) {
+    CAPTURE(M);
+    for (int n : {448, 896}) {
+      const GemvPlan pl = plan_gemv(M, n, 3584, kSms);
+      CHECK(pl.cn == 1);
+      CHECK(pl.ck == 1);
+    }
+  }
+  for (int M : {17, 64, 65, 128}) {
     CAPTURE(M);
     const GemvPlan t8 = plan_gemv(M, 896, 3584, kSms), t16 = plan_gemv(M, 448, 3584, kSms);
     CHECK(t8.cn == 4);
@@ -254,6 +266,7 @@ TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, pl
           continue;
         }
         CHECK(gemv_cluster_takes(pl, M, n, K));
+        CHECK((M > gemv::kMaxTokens || !gemv_takes(M, n, K, false)));  // one tile: the one-block form where it takes it
         CHECK(n / (gemv::kCols * pl.cn) * pl.ck <= kSms);
         for (int cn : {1, 2, 4})
           for (int ck : {1, 2, 4, 8})
