@@ -243,8 +243,8 @@ Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, con
 // round robin (step s by warp s mod 16), each lane its 16-byte piece of every
 // one of the cn column groups' rows for each step it takes, so that each
 // piece of N a lane loads feeds cn products and each element of N's slice
-// enters the SM once a tile. The next two tiles' N pieces are in flight
-// during the current tile's products. Tile by tile of 16 tokens, the warps' products
+// enters the SM once a tile. The next tile's N pieces are loaded before the
+// current tile's products. Tile by tile of 16 tokens, the warps' products
 // meet in shared memory and are added in warp order into the block's
 // partial [M, 8 cn]; once every block of the cluster has its partial, each
 // output (shared round robin among the cluster's blocks) is the sum of the
@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const bf* wp = W + static_cast<size_t>(col0 + gr) * ldw + k0 + 8 * t;
   const bf* n0 = A + static_cast<size_t>(gr) * lda + k0 + 8 * t;
   const bf* n1 = n0 + static_cast<size_t>(8) * lda;
-  uint4 wv[kSteps][kCn], a0[kSteps], a1[kSteps], b0[kSteps], b1[kSteps], c0[kSteps], c1[kSteps];
+  uint4 wv[kSteps][kCn], a0[kSteps], a1[kSteps], b0[kSteps], b1[kSteps];
   const auto load_w = [&] {
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
@@ -335,9 +335,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     load_w();
   }
   const int tiles = (M + kMaxTokens - 1) / kMaxTokens;
-  if (tiles > 1) load_a(1, b0, b1);
-  // Tile j's products from its N pieces x0, x1; the warps' sums into bp.
-  const auto tile = [&](int j, const uint4 (&x0)[kSteps], const uint4 (&x1)[kSteps]) {
+#pragma unroll 1
+  for (int j = 0; j < tiles; ++j) {
+    if (j + 1 < tiles) load_a(j + 1, b0, b1);  // in flight during this tile's products and sums
     float d[kCn][4];
 #pragma unroll
     for (int g = 0; g < kCn; ++g) d[g][0] = d[g][1] = d[g][2] = d[g][3] = 0.0f;
@@ -347,8 +347,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (st >= steps) break;
 #pragma unroll
       for (int g = 0; g < kCn; ++g) {
-        mma16816(d[g], x0[i].x, x1[i].x, x0[i].y, x1[i].y, wv[i][g].x, wv[i][g].y);
-        mma16816(d[g], x0[i].z, x1[i].z, x0[i].w, x1[i].w, wv[i][g].z, wv[i][g].w);
+        mma16816(d[g], a0[i].x, a1[i].x, a0[i].y, a1[i].y, wv[i][g].x, wv[i][g].y);
+        mma16816(d[g], a0[i].z, a1[i].z, a0[i].w, a1[i].w, wv[i][g].z, wv[i][g].w);
       }
     }
     float* pw = part + static_cast<size_t>(warp) * kMaxTokens * kLd;
@@ -369,20 +369,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     __syncthreads();  // part is the next tile's
-  };
-  // Three sets of N pieces in rotation: tile j's in use, j + 1's and j + 2's
-  // in flight (the tiles are few and short; one ahead left the loads' latency
-  // on the path). The exits depend on M alone: every thread takes them alike.
-#pragma unroll 1
-  for (int j = 0; j < tiles; j += 3) {
-    if (j + 2 < tiles) load_a(j + 2, c0, c1);
-    tile(j, a0, a1);
-    if (j + 1 >= tiles) break;
-    if (j + 3 < tiles) load_a(j + 3, a0, a1);
-    tile(j + 1, b0, b1);
-    if (j + 2 >= tiles) break;
-    if (j + 4 < tiles) load_a(j + 4, b0, b1);
-    tile(j + 2, c0, c1);
+#pragma unroll
+    for (int i = 0; i < kSteps; ++i) a0[i] = b0[i], a1[i] = b1[i];
   }
   cluster.sync();  // every slice's partial complete
   const auto emit = [&](int e, float s_val) {
@@ -441,7 +429,7 @@ Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, c
                       int n, int K, int nnz, bool pdl, cudaStream_t s) {
   const int steps = gemv_cluster_steps(pl, K);
   const auto at = [&](auto k) -> Status {  // steps k, where the registers hold them (gemv_cluster_takes())
-    if constexpr (decltype(k)::value * (kCn + 6) <= kClusterPieces)
+    if constexpr (decltype(k)::value * (kCn + 4) <= kClusterPieces)
       return launch_cluster_steps<decltype(k)::value, kCn>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
     return LTT_ERR(Errc::internal, "the few-token kernel's cluster form: ", decltype(k)::value, " steps a warp at ", kCn,
                    " column groups");

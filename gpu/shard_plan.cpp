@@ -41,7 +41,7 @@ bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K) {
   const bool shape_ok = (pl.cn == 1 || pl.cn == 2 || pl.cn == 4) && (pl.ck == 1 || pl.ck == 2 || pl.ck == 4 || pl.ck == 8) &&
                         !(pl.cn == 1 && pl.ck == 1) && M >= 1 && M <= kMaxRows && n >= kCols * pl.cn &&
                         n % (kCols * pl.cn) == 0 && K >= kStep * pl.ck && K % (kStep * pl.ck) == 0;
-  return shape_ok && gemv_cluster_steps(pl, K) * (pl.cn + 6) <= kClusterPieces;
+  return shape_ok && gemv_cluster_steps(pl, K) * (pl.cn + 4) <= kClusterPieces;
 }
 
 GemvPlan plan_gemv(int M, int n, int K, int sms) {

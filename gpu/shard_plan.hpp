@@ -85,9 +85,8 @@ constexpr int gemv_warp_steps(int K) { return (K / gemv::kStep + gemv::kWarps - 
 // 128): a cluster of ck blocks owns 8 cn output columns; block q of it
 // takes K's slice q (K / ck elements), its 16 warps the slice's 32-wide
 // steps round robin, each lane its pieces of all cn column groups' W rows
-// for every step it takes, in flight at once (and three tiles' N pieces);
-// the cluster's ck partial products meet through distributed shared memory
-// in slice order. What it
+// for every step it takes, in flight at once; the cluster's ck partial
+// products meet through distributed shared memory in slice order. What it
 // buys: a piece of N a lane loads feeds cn products, and a block reads N's
 // slice only (K / ck), so N's bytes into an SM fall cn ck times (at M 16,
 // T 8, plan 4x4: 28 KB a block instead of 112).
@@ -98,7 +97,7 @@ struct GemvPlan {
 };
 namespace gemv {
 constexpr int kMaxRows = 128;      // the cluster form's tokens: 8 tiles of 16
-constexpr int kClusterPieces = 24;  // 16-byte registers a lane: W's steps x cn, N's three tiles' steps x 6
+constexpr int kClusterPieces = 24;  // 16-byte registers a lane: W's steps x cn, N's two tiles' steps x 4
 }
 // The steps a warp of the cluster form takes (its template argument).
 constexpr int gemv_cluster_steps(GemvPlan pl, int K) {
@@ -107,8 +106,8 @@ constexpr int gemv_cluster_steps(GemvPlan pl, int K) {
 }
 // Whether the cluster form with plan pl (not {1, 1}) takes M, n, K: 1 <= M
 // <= 128, n a positive multiple of 8 cn, K a positive multiple of 32 ck, a
-// lane's W pieces and three tiles' N pieces (steps (cn + 6) 16-byte
-// registers) within kClusterPieces.
+// lane's W pieces and two tiles' N pieces (steps (cn + 4) 16-byte registers)
+// within kClusterPieces.
 bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K);
 // The plan ltt runs for N given on a device of `sms` multiprocessors with
 // clusters (on others: {1, 1} where gemv_takes(), else none): {1, 1} for one
