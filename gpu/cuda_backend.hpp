@@ -46,7 +46,7 @@ bool supported_mutant(Mutant m);
 // kernel (shard_gemv.cu) normalises, multiplies and adds; gemv-split: the
 // collective normalises and that kernel multiplies and adds; cublas: the
 // collective normalises, then cuBLAS with the addend and a rounding kernel.
-// ltt runs gemv-split up to 16 tokens (96 on shards of up to 896 columns,
+// ltt runs gemv-split up to 16 tokens (112 on shards of up to 896 columns,
 // 128 on shards of up to 448), split to 64 on those shards where the
 // few-token kernel does not take the shape, where the device and shape allow
 // those kernels, cublas otherwise (tier0_default_path(), shard_plan.hpp;

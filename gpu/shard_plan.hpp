@@ -145,10 +145,12 @@ constexpr int kTier0GemvMaxTokens = 16;
 // (bench/results/h200.md, seventh session, call 3), us a rank at T 8 (896
 // columns, plan 4x4), M 17 / 33 / 64 / 96 / 128: 7.2 / 7.9 / 9.0 / 11.5 /
 // 13.9 against the cluster kernel's (split) 9.1 / 9.9 / 11.3 / 15.1 / 16.9
-// and cuBLAS's 11.8 / 12.0 / 12.3 / 12.7 / 13.0 (so cuBLAS from 97 there); at
-// T 16 (448 columns, plan 4x8) 5.7 / 6.5 / 7.5 / 9.3 / 10.9 against 7.2 /
-// 7.8 / 8.9 / 10.5 / 11.7 and 11.3 / 11.5 / 11.9 / 12.0 / 12.2.
-constexpr int kTier0GemvNarrowMaxTokens = 96;
+// and cuBLAS's 11.8 / 12.0 / 12.3 / 12.7 / 13.0; at T 16 (448 columns, plan
+// 4x8) 5.7 / 6.5 / 7.5 / 9.3 / 10.9 against 7.2 / 7.8 / 8.9 / 10.5 / 11.7
+// and 11.3 / 11.5 / 11.9 / 12.0 / 12.2. Between M 97 and 128 at T 8 (call
+// 7): 12.1 / 12.7 / 13.5 at M 97 / 112 / 116 against cuBLAS's 13.9 / 13.9 /
+// 13.0, so the kernel up to 112 there.
+constexpr int kTier0GemvNarrowMaxTokens = 112;
 constexpr int kTier0GemvNarrowestColumns = 448;
 constexpr int kTier0KernelLimit = 128;
 // The cluster kernel (split) only for shards up to this many columns: it

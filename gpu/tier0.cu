@@ -4,7 +4,7 @@
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
 // N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel:
-// shard_gemv.cu up to 16 tokens, on narrow shards up to 96 or 128 (its
+// shard_gemv.cu up to 16 tokens, on narrow shards up to 112 or 128 (its
 // cluster form on Hopper); shard_gemm.cu where that one does not take the
 // shape (it normalises Z itself on the fused path); cuBLAS past them:
 // tier0_default_path() and cuda_backend.hpp's Tier0Path);

@@ -156,7 +156,7 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
     CHECK(tier0_default_path(kTier0KernelMaxTokens + 1, n, false, true, false) == Tier0Path::cublas);
   }
   // The few-token kernel past one tile on k3's T 8 and 16 shards only (to
-  // M 96 at T 8, 128 at T 16); where it does not take the shape, the
+  // M 112 at T 8, 128 at T 16); where it does not take the shape, the
   // cluster kernel up to 64, then cuBLAS.
   for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens, kTier0GemvNarrowMaxTokens}) {
     CHECK(tier0_default_path(M, 448, true, true, false) == Tier0Path::gemv_split);
