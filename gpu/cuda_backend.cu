@@ -313,8 +313,8 @@ Result<Tier0Path> tier0_path(const Problem& p) {
     if (!pl.ok()) return pl.error();
   }
   const bool taken = p.M <= kTier0KernelLimit && shard_gemm_plan(p.M, p.Hs(), p.L).ks > 0;
-  // The few-token kernel's two forms: N given (gemv-split, M up to 64) and
-  // normalising (gemv, M up to 16).
+  // The few-token kernel's two forms: N given (gemv-split, M up to 64 in
+  // its one-block form, 128 in its cluster form) and normalising (gemv, M up to 16).
   const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L, false), gemv_norm = shard_gemv_available(p.M, p.Hs(), p.L, true);
   Tier0Path chosen = tier0_default_path(p.M, p.Hs(), gemv, taken, *ct != 0);
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
@@ -332,9 +332,14 @@ Result<Tier0Path> tier0_path(const Problem& p) {
     if (few && !(chosen == Tier0Path::gemv ? gemv_norm : gemv))
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's few-token kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ",
                        p.L, " on this device (it needs compute capability 8.0 or later, M <= ",
-                       chosen == Tier0Path::gemv ? cat(gemv::kMaxTokens) : cat(gemv::kMaxTokens * gemv::kMaxTiles, " (", gemv::kMaxRows, " with compute capability 9.0)"),
+                       chosen == Tier0Path::gemv ? cat(gemv::kMaxTokens) : cat(gemv::kMaxTokens * gemv::kMaxTiles),
                        ", H/T a multiple of ", gemv::kCols, ", L a multiple of ", gemv::kStep, " up to ",
-                       gemv::kWarps * gemv::kMaxSteps * gemv::kStep, "); unset it to let ltt choose");
+                       gemv::kWarps * gemv::kMaxSteps * gemv::kStep,
+                       chosen == Tier0Path::gemv ? std::string()
+                                                 : cat("; past that, on compute capability 9.0, a cluster plan that takes "
+                                                       "the shape in one wave of blocks, M <= ", gemv::kMaxRows,
+                                                       ": LTT_TIER0_GEMV_PLAN=CNxCK forces one without the wave bound"),
+                       "); unset it to let ltt choose");
     if (few && *ct)
       return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=", v, ": the column tiles are the cluster "
                        "kernel's (fused, split); unset one of them");
@@ -342,6 +347,9 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   // A forced plan of the few-token kernel (LTT_TIER0_GEMV_PLAN) applies to
   // its split form only.
   if (const char* env = std::getenv("LTT_TIER0_GEMV_PLAN"); env && *env) {
+    if (chosen != Tier0Path::gemv_split && *ct)
+      return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", env, " with LTT_TIER0_COLUMNS=", *ct, ": the column tiles force the "
+                       "cluster kernel (split), the plan is the few-token kernel's (gemv-split); unset one of them");
     if (chosen != Tier0Path::gemv_split)
       return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", env, " with tier 0's path ", tier0_path_name(chosen),
                        ": the plan is the few-token kernel's with N given (gemv-split); unset it, or set LTT_TIER0_PATH=gemv-split");

@@ -472,7 +472,9 @@ Result<GemvPlan> gemv_plan(int M, int n, int K) {
   if (pl.cn == 1 && pl.ck == 1) {
     if (!gemv_takes(M, n, K, false))
       return LTT_USAGE("LTT_TIER0_GEMV_PLAN=1x1: the few-token kernel's one-block form does not take M ", M, ", H/T ", n,
-                       ", L ", K, " (M up to ", gemv::kMaxTokens * gemv::kMaxTiles, "); unset it to let ltt choose");
+                       ", L ", K, " (M up to ", gemv::kMaxTokens * gemv::kMaxTiles, ", H/T a multiple of ", gemv::kCols,
+                       ", L a multiple of ", gemv::kStep, " up to ", gemv::kWarps * gemv::kMaxSteps * gemv::kStep,
+                       "); unset it to let ltt choose");
     return pl;
   }
   if (sms == 0)
@@ -481,8 +483,9 @@ Result<GemvPlan> gemv_plan(int M, int n, int K) {
   if (!gemv_cluster_takes(pl, M, n, K))
     return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", v, ": the few-token kernel's cluster form does not take M ", M, ", H/T ", n,
                      ", L ", K, " (M up to ", gemv::kMaxRows, ", H/T a multiple of ", gemv::kCols * pl.cn,
-                     ", L a multiple of ", gemv::kStep * pl.ck, ", at most ", gemv::kMaxSteps,
-                     " steps a warp); unset it to let ltt choose");
+                     ", L a multiple of ", gemv::kStep * pl.ck, ", at most ", gemv::kClusterPieces / (pl.cn + 4),
+                     " K steps of ", gemv::kStep, " a warp, here ", gemv_cluster_steps(pl, K),
+                     "); a plan with more blocks a cluster (CK) or fewer columns a block (CN) may; unset it to let ltt choose");
   return pl;
 }
 
@@ -523,9 +526,8 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
   const bool shape_ok = pl.cn == 1 && pl.ck == 1 ? gemv_takes(M, n, K, g != nullptr) : gemv_cluster_takes(pl, M, n, K);
   if (!shape_ok || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
     return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
-                   ", plan ", pl.cn, "x", pl.ck, ") not taken: 1 <= M <= ", kMaxTokens, " (", kMaxTokens * kMaxTiles,
-                   " with N given, ", kMaxRows, " in the cluster form), n a multiple of ", kCols,
-                   ", K a multiple of ", kStep, " up to ", kWarps * kMaxSteps * kStep, ", 16-byte rows");
+                   ", plan ", pl.cn, "x", pl.ck, ") not taken: gemv_takes() (one-block form) or gemv_cluster_takes() "
+                   "(cluster form) refuses it, or a row is not 16-byte aligned");
   if (pl.cn != 1 || pl.ck != 1) {
     switch (pl.cn) {
       case 1: return launch_cluster<1>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);

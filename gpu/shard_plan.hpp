@@ -1,8 +1,9 @@
-// The plan of tier 0's per-rank kernel (shard_gemm.cu), apart from the
-// device: how it splits Y [M, n] = N [M, K] W [n, K]^T over clusters of
-// blocks, and the shared memory a block needs. Plain C++ (no CUDA), so that
-// the rules are tested on any machine (tests/gpu_plan.cpp); shard_gemm.cu
-// shares these constants and the carve-up with its kernel.
+// The plans of tier 0's per-rank kernels, apart from the device: how the
+// cluster kernel (shard_gemm.cu) and the few-token kernel (shard_gemv.cu,
+// GemvPlan) split Y [M, n] = N [M, K] W [n, K]^T over blocks and clusters,
+// the shared memory and registers a block needs, and which path tier 0
+// runs by default. Plain C++ (no CUDA), so that the rules are tested on any
+// machine (tests/gpu_plan.cpp); the kernels share these constants.
 #pragma once
 
 #include <cstddef>
@@ -121,9 +122,9 @@ bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K);
 // (shard_gemv.cu).
 GemvPlan plan_gemv(int M, int n, int K, int sms);
 
-// Tier 0's per-rank step up to this many tokens (from the few-token
-// kernel's last, below): the collective normalises and one kernel (shard_gemm.cu)
-// multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
+// Tier 0's per-rank step up to this many tokens where the few-token kernel
+// (below) does not take the shape: the collective normalises and one kernel
+// (shard_gemm.cu) multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that
 // split form took 7.9 us a rank at M 1, 10.1 at 33 and 11.6 at 64, against
 // 8.4, 12.1 and 14.7 with RMSNorm inside the kernel (fused) and 11.4, 12.1
 // and 14.2 with cuBLAS, and lost at M 128 (17.5 against cuBLAS's 15.0). The
@@ -167,7 +168,10 @@ constexpr int kTier0KernelMaxColumns = 896;
 // kernel takes the shape (gemv_ok) and no column tiling is forced, up to
 // kTier0GemvMaxTokens on any shard, kTier0GemvNarrowMaxTokens on shards of
 // up to kTier0KernelMaxColumns and kTier0KernelLimit on shards of up to
-// kTier0GemvNarrowestColumns; else split up to kTier0KernelMaxTokens and
+// kTier0GemvNarrowestColumns (gemv_ok says only that some plan takes the
+// shape: before Hopper, or where no cluster plan does, that is the
+// one-block form, which on the H200 took 11.8 us at T 8, M 64 against the
+// cluster kernel's 11.3); else split up to kTier0KernelMaxTokens and
 // kTier0KernelMaxColumns where the cluster kernel has a plan (kernel_ok; a
 // forced column tiling, LTT_TIER0_COLUMNS, lifts the column bound: it is
 // there to run that kernel); cuBLAS otherwise.
