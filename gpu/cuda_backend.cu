@@ -308,7 +308,9 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   auto ct = tier0_columns();
   if (!ct.ok()) return ct.error();
   // A forced plan of the few-token kernel: well formed and taking the shape (or why not).
-  if (const char* env = std::getenv("LTT_TIER0_GEMV_PLAN"); env && *env) {
+  const char* plan_env = std::getenv("LTT_TIER0_GEMV_PLAN");
+  const bool plan_forced = plan_env && *plan_env;
+  if (plan_forced) {
     auto pl = gemv_plan(p.M, p.Hs(), p.L);
     if (!pl.ok()) return pl.error();
   }
@@ -346,13 +348,12 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   }
   // A forced plan of the few-token kernel (LTT_TIER0_GEMV_PLAN) applies to
   // its split form only.
-  if (const char* env = std::getenv("LTT_TIER0_GEMV_PLAN"); env && *env) {
-    if (chosen != Tier0Path::gemv_split && *ct)
-      return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", env, " with LTT_TIER0_COLUMNS=", *ct, ": the column tiles force the "
+  if (plan_forced && chosen != Tier0Path::gemv_split) {
+    if (*ct)
+      return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", plan_env, " with LTT_TIER0_COLUMNS=", *ct, ": the column tiles force the "
                        "cluster kernel (split), the plan is the few-token kernel's (gemv-split); unset one of them");
-    if (chosen != Tier0Path::gemv_split)
-      return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", env, " with tier 0's path ", tier0_path_name(chosen),
-                       ": the plan is the few-token kernel's with N given (gemv-split); unset it, or set LTT_TIER0_PATH=gemv-split");
+    return LTT_USAGE("LTT_TIER0_GEMV_PLAN=", plan_env, " with tier 0's path ", tier0_path_name(chosen),
+                     ": the plan is the few-token kernel's with N given (gemv-split); unset it, or set LTT_TIER0_PATH=gemv-split");
   }
   // A forced tiling applies where the kernel runs, or says why it cannot.
   if ((chosen == Tier0Path::fused || chosen == Tier0Path::split) && *ct && shard_gemm_plan(p.M, p.Hs(), p.L, *ct).ks == 0)

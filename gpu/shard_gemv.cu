@@ -443,22 +443,28 @@ Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, c
   }
 }
 
-// The device's multiprocessors where it has clusters (compute capability
-// 9.0 or later), else 0; -1 when it cannot be asked.
-int cluster_sms() {
-  int dev = 0, major = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+// The current device's compute capability (major) and multiprocessors;
+// major -1 when it cannot be asked.
+struct Caps {
+  int major = -1, sms = 0;
+};
+Caps device_caps() {
+  int dev = 0;
+  Caps c;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&c.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
     (void)cudaGetLastError();
-    return -1;
+    return Caps{};
   }
-  return major >= 9 ? sms : 0;
+  return c;
 }
+// Its multiprocessors where it has clusters (compute capability 9.0 or
+// later), else 0; -1 when it cannot be asked.
+int cluster_sms(const Caps& c) { return c.major < 0 ? -1 : c.major >= 9 ? c.sms : 0; }
 
-}  // namespace
-
-Result<GemvPlan> gemv_plan(int M, int n, int K) {
-  const int sms = cluster_sms();
+// gemv_plan() on a device of capabilities c.
+Result<GemvPlan> gemv_plan_on(const Caps& c, int M, int n, int K) {
+  const int sms = cluster_sms(c);
   if (sms < 0) return LTT_ERR(Errc::internal, "no CUDA device to plan tier 0's few-token kernel on");
   const char* env = std::getenv("LTT_TIER0_GEMV_PLAN");
   if (!env || !*env) return plan_gemv(M, n, K, sms);
@@ -489,17 +495,15 @@ Result<GemvPlan> gemv_plan(int M, int n, int K) {
   return pl;
 }
 
+}  // namespace
+
+Result<GemvPlan> gemv_plan(int M, int n, int K) { return gemv_plan_on(device_caps(), M, n, K); }
+
 bool shard_gemv_available(int M, int n, int K, bool normalising) {
-  const int sms = cluster_sms();
-  if (sms < 0) return false;
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  if (major < 8) return false;
+  const Caps c = device_caps();
+  if (c.major < 8) return false;  // also: no device to ask
   if (normalising) return gemv_takes(M, n, K, true);
-  auto pl = gemv_plan(M, n, K);
+  auto pl = gemv_plan_on(c, M, n, K);
   return pl.ok() && pl->cn > 0;
 }
 
@@ -509,21 +513,18 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int nnz = no_neg_zero, fused = order == NormOrder::fused;
   GemvPlan pl{1, 1};  // normalising: the one-block form only
-  if (!g && plan.cn > 0) {
-    if (plan.cn != 1 || plan.ck != 1) {
-      if (cluster_sms() <= 0) return LTT_USAGE("the few-token kernel's cluster form needs compute capability 9.0");
-      if (!gemv_cluster_takes(plan, M, n, K))
-        return LTT_USAGE("the few-token kernel's cluster form ", plan.cn, "x", plan.ck, " does not take M ", M, " n ", n, " K ", K);
-    } else if (!gemv_takes(M, n, K, false)) {
-      return LTT_USAGE("the few-token kernel's one-block form does not take M ", M, " n ", n, " K ", K);
-    }
+  if (!g && plan.cn > 0) {  // a benchmark's plan: the shape and, for a cluster, the device
+    const bool cluster = plan.cn != 1 || plan.ck != 1;
+    if (!gemv_plan_takes(plan, M, n, K) || (cluster && cluster_sms(device_caps()) <= 0))
+      return LTT_USAGE("the few-token kernel's plan ", plan.cn, "x", plan.ck, " does not take M ", M, " n ", n, " K ", K,
+                       cluster ? " (or this device has no clusters: compute capability 9.0)" : "");
     pl = plan;
   } else if (!g) {
     auto p = gemv_plan(M, n, K);
     if (!p.ok()) return p.error();
     pl = *p;
   }
-  const bool shape_ok = pl.cn == 1 && pl.ck == 1 ? gemv_takes(M, n, K, g != nullptr) : gemv_cluster_takes(pl, M, n, K);
+  const bool shape_ok = g ? gemv_takes(M, n, K, true) : gemv_plan_takes(pl, M, n, K);
   if (!shape_ok || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W) || (g && !aligned(g)))
     return LTT_ERR(Errc::internal, "shard_gemv_add: shape M ", M, " n ", n, " K ", K, " (lda ", lda, ", ldw ", ldw,
                    ", plan ", pl.cn, "x", pl.ck, ") not taken: gemv_takes() (one-block form) or gemv_cluster_takes() "

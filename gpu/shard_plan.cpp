@@ -44,6 +44,10 @@ bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K) {
   return shape_ok && gemv_cluster_steps(pl, K) * (pl.cn + 4) <= kClusterPieces;
 }
 
+bool gemv_plan_takes(GemvPlan pl, int M, int n, int K) {
+  return pl.cn == 1 && pl.ck == 1 ? gemv_takes(M, n, K, false) : gemv_cluster_takes(pl, M, n, K);
+}
+
 GemvPlan plan_gemv(int M, int n, int K, int sms) {
   GemvPlan best;
   int score = 0;

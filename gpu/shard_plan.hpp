@@ -110,6 +110,9 @@ constexpr int gemv_cluster_steps(GemvPlan pl, int K) {
 // lane's W pieces and two tiles' N pieces (steps (cn + 4) 16-byte registers)
 // within kClusterPieces.
 bool gemv_cluster_takes(GemvPlan pl, int M, int n, int K);
+// Whether plan pl of that kernel (N given) takes M, n, K: {1, 1} the
+// one-block form (gemv_takes()), any other the cluster form.
+bool gemv_plan_takes(GemvPlan pl, int M, int n, int K);
 // The plan ltt runs for N given on a device of `sms` multiprocessors with
 // clusters (on others: {1, 1} where gemv_takes(), else none): {1, 1} for one
 // tile of tokens (M <= 16) where it takes the shape (on the H200, seventh

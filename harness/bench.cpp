@@ -168,9 +168,7 @@ Result<int> run_bench(const BenchOptions& o) {
       // (shard_plan.hpp's GemvPlan): the one-block form and the cluster forms.
       for (const gpu::GemvPlan pl : {gpu::GemvPlan{1, 1}, gpu::GemvPlan{2, 2}, gpu::GemvPlan{4, 2}, gpu::GemvPlan{2, 4},
                                      gpu::GemvPlan{4, 4}, gpu::GemvPlan{2, 8}, gpu::GemvPlan{4, 8}}) {
-        const bool takes = pl.cn == 1 && pl.ck == 1 ? gpu::gemv_takes(p.M, p.Hs(), p.L, false)
-                                                    : gpu::gemv_cluster_takes(pl, p.M, p.Hs(), p.L);
-        if (!takes) continue;
+        if (!gpu::gemv_plan_takes(pl, p.M, p.Hs(), p.L)) continue;
         const std::string what = cat("tier0-gemv-kernel-", pl.cn, "x", pl.ck);
         gpu::Tier0Variant v{0, false, true, true};
         v.plan = pl;

@@ -228,6 +228,10 @@ TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, pl
   CHECK_FALSE(gemv_cluster_takes({4, 4}, 129, 896, 3584));  // past 8 tiles
   CHECK_FALSE(gemv_cluster_takes({4, 4}, 0, 896, 3584));
   CHECK_FALSE(gemv_cluster_takes({1, 1}, 5, 896, 3584));    // the one-block form: gemv_takes()
+  CHECK(gemv_plan_takes({1, 1}, 64, 896, 3584));            // ... which gemv_plan_takes() asks for 1x1
+  CHECK_FALSE(gemv_plan_takes({1, 1}, 65, 896, 3584));
+  CHECK(gemv_plan_takes({4, 4}, 128, 896, 3584));
+  CHECK_FALSE(gemv_plan_takes({4, 1}, 5, 896, 3584));
   CHECK_FALSE(gemv_cluster_takes({3, 4}, 5, 896, 3584));    // groups of 8 columns: 1, 2 or 4
   CHECK_FALSE(gemv_cluster_takes({4, 16}, 5, 896, 3584));   // past the portable cluster
   CHECK_FALSE(gemv_cluster_takes({4, 4}, 5, 880, 3584));    // n not a multiple of 32
