@@ -63,6 +63,28 @@ __device__ __forceinline__ void wait_dependencies() {
 #endif
 }
 
+// A launch of grid (gx, cy) blocks of `block` threads in clusters of (1, cy,
+// 1) on s with `smem` bytes of dynamic shared memory, as a programmatic
+// dependent of the kernel before it when pdl; attr holds its attributes
+// (the tier 0 kernels' clusters along K: shard_gemm.cu, shard_gemv.cu).
+inline cudaLaunchConfig_t cluster_config(unsigned gx, unsigned cy, unsigned block, size_t smem, bool pdl, cudaStream_t s,
+                                         cudaLaunchAttribute (&attr)[2]) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(gx, cy);
+  cfg.blockDim = dim3(block);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = cy;
+  attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 2 : 1;
+  return cfg;
+}
+
 // Launches k (grid, block, no dynamic shared memory) on s, as a programmatic
 // dependent of the kernel before it when pdl.
 template <class... P, class... A>

@@ -196,20 +196,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 cudaLaunchConfig_t config(const ShardGemmPlan& pl, int n, bool pdl, cudaStream_t s, cudaLaunchAttribute (&attr)[2]) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(n / (pl.ct * kCols)), static_cast<unsigned>(pl.ks));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = pl.smem;
-  cfg.stream = s;
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = static_cast<unsigned>(pl.ks);
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 2 : 1;
-  return cfg;
+  return cluster_config(static_cast<unsigned>(n / (pl.ct * kCols)), static_cast<unsigned>(pl.ks), kThreads, pl.smem, pdl, s,
+                        attr);
 }
 
 }  // namespace

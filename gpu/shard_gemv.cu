@@ -406,20 +406,9 @@ Status launch_cluster_steps(GemvPlan pl, const bf* A, int lda, const bf* W, int 
   auto* k = M > 8 ? shard_gemv_cluster_k<kSteps, kCn, true> : shard_gemv_cluster_k<kSteps, kCn, false>;
   constexpr size_t smem = cluster_smem(kCn * kCols);
   if (smem > 48 * 1024) LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  cudaLaunchConfig_t cfg{};
-  cfg.dynamicSmemBytes = smem;
-  cfg.gridDim = dim3(static_cast<unsigned>(n / (kCols * kCn)), static_cast<unsigned>(pl.ck));
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = s;
   cudaLaunchAttribute attr[2];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = static_cast<unsigned>(pl.ck);
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 2 : 1;
+  const cudaLaunchConfig_t cfg =
+      cluster_config(static_cast<unsigned>(n / (kCols * kCn)), static_cast<unsigned>(pl.ck), kThreads, smem, pdl, s, attr);
   LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0));
   return {};
 }
