@@ -59,9 +59,16 @@ bool supported_mutant(Mutant m);
 // each tiling; one that cannot hold the shape where the kernel runs, or
 // with gemv forced, is an error. tier0_columns() is its value (0 when unset).
 Result<int> tier0_columns();
-enum class Tier0Path { fused, split, gemv, gemv_split, cublas };
+enum class Tier0Path { fused, split, gemv, gemv_split, mma, cublas };
 Result<Tier0Path> tier0_path(const Problem& p);
 const char* tier0_path_name(Tier0Path t);
+// Tier 0's MMA kernel (shard_mma.cu) on integer operands whose sums fp32
+// holds exactly in any order, against the exact product on the CPU, with
+// leading dimensions past the rows: "" when every element of Y is the
+// exact one's bf16 and Y's pad columns are untouched, else how many
+// elements are wrong and the first few. A usage error where it cannot run
+// here (no device, not compute capability 9.0, a shape mma_takes() refuses).
+Result<std::string> mma_exact(int M, int n, int K, int ck);
 // Whether NCCL was built in (--transport nccl).
 bool have_nccl();
 

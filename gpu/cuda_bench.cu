@@ -547,11 +547,16 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   if (!forced.ok()) return forced.error();
   const int ct = v.ct ? v.ct : *forced;
   const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
-  if (v.bare && (fused || !v.gemv)) return LTT_ERR(Errc::internal, "a bare call is the few-token kernel's split form only");
+  if (v.bare && (fused || !(v.gemv || v.mma)))
+    return LTT_ERR(Errc::internal, "a bare call is the split form of the few-token or the MMA kernel only");
+  if (v.mma && (fused || v.gemv)) return LTT_ERR(Errc::internal, "tier 0's MMA kernel takes N: its split form only");
+  if (v.mma && (!shard_mma_device() || !mma_takes(v.mma_ck ? v.mma_ck : shard_mma_plan(M, Hs, L), M, Hs, L)))
+    return LTT_USAGE("tier 0's MMA kernel does not take M ", M, " n ", Hs, " K ", L,
+                     v.mma_ck ? cat(" with ", v.mma_ck, " blocks a cluster") : "", " on this device");
   if (v.bare) LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
   if (v.gemv && v.plan.cn == 0 && !shard_gemv_available(M, Hs, L, fused))
     return LTT_USAGE("tier 0's few-token kernel does not take M ", M, " n ", Hs, " K ", L, " on this device");
-  if (!v.gemv && !pl.ks)
+  if (!v.gemv && !v.mma && !pl.ks)
     return LTT_USAGE("tier 0's kernel does not take M ", M, " n ", Hs, " K ", L, ct ? cat(" with ", ct, " column tiles") : "",
                      " on this device");
   const size_t wn = static_cast<size_t>(Hs) * L;  // W's shard: what comes from memory (a decode step's weights are not in L2)
@@ -560,6 +565,7 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
   // One call of the kernel the row names on A (N, or Z normalised with gw).
   const auto step = [&](const bf* A, const bf* gw, const bf* wi, bool pdl) -> Status {
+    if (v.mma) return shard_mma_add(A, L, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s, v.mma_ck);
     if (v.gemv)
       return shard_gemv_add(A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s,
                             v.plan);
@@ -573,7 +579,8 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
     return step(c.N.get(), nullptr, wi, c.pdl);
   });
   if (!t.ok()) return t;
-  LTT_TRY(check_tier0_output(c, p, fused ? c.R[0] : c.N.get(), fused, v.gemv ? "tier 0's few-token kernel" : "tier 0's kernel"));
+  LTT_TRY(check_tier0_output(c, p, fused ? c.R[0] : c.N.get(), fused,
+                             v.mma ? "tier 0's MMA kernel" : v.gemv ? "tier 0's few-token kernel" : "tier 0's kernel"));
   return t;
 }
 

@@ -4,7 +4,7 @@
 // reference/comm.hpp), tier 0's fused collective and Lamport all-gather,
 // one-pass RMSNorm, conversions with the tier's rounding points, the fence
 // between processes on the device, and tier 0's per-rank kernels (shard_gemm.cu,
-// shard_gemv.cu).
+// shard_gemv.cu, shard_mma.cu).
 // Every fp32
 // operation is written with an _rn intrinsic: no contraction into FMA where
 // the contract fixes a rounding.
@@ -80,6 +80,17 @@ Result<GemvPlan> gemv_plan(int M, int n, int K);
 Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
                       int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s,
                       GemvPlan plan = {});
+// The same step, N given, with Hopper's warpgroup products (shard_mma.cu;
+// shard_plan.hpp's `mma`): clusters of ck blocks along K, 64 output columns
+// a cluster, M up to 128. shard_mma_plan(): the slices ltt runs (plan_mma()
+// on this device), 0 where the kernel does not run here (compute capability
+// 9.0 only: wgmma is an sm_90a instruction) or does not take the shape. ck
+// 0: that plan; another is a benchmark's comparison or a test's.
+int shard_mma_plan(int M, int n, int K);
+// Whether this device runs that kernel at all (compute capability 9.0, the image loads).
+bool shard_mma_device();
+Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
+                     bool no_neg_zero, bool pdl, cudaStream_t s, int ck = 0);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
 // aligned) hold a row in registers: by default a block of 256 threads a row

@@ -1,4 +1,4 @@
-// plan_shard_gemm() and gemv_takes(): shard_plan.hpp. Built with or without CUDA.
+// plan_shard_gemm(), gemv_takes(), mma_takes(): shard_plan.hpp. Built with or without CUDA.
 #include "shard_plan.hpp"
 
 #include <initializer_list>
@@ -60,6 +60,18 @@ GemvPlan plan_gemv(int M, int n, int K, int sms) {
       if (cn * ck > score) best = pl, score = cn * ck;
     }
   return best;
+}
+
+bool mma_takes(int ck, int M, int n, int K) {
+  using namespace mma;
+  return (ck == 1 || ck == 2 || ck == 4 || ck == 8) && M >= 1 && M <= kMaxRows && n >= kRows && n % kRows == 0 &&
+         K >= kChunk * ck && K % (kChunk * ck) == 0 && mma_smem(M, K, ck) <= kSmemOptin;
+}
+
+int plan_mma(int M, int n, int K, int sms) {
+  for (int ck : {8, 4, 2, 1})
+    if (mma_takes(ck, M, n, K) && n / mma::kRows * ck <= sms) return ck;
+  return 0;
 }
 
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced) {

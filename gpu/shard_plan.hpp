@@ -125,6 +125,44 @@ bool gemv_plan_takes(GemvPlan pl, int M, int n, int K);
 // (shard_gemv.cu).
 GemvPlan plan_gemv(int M, int n, int K, int sms);
 
+// Tier 0's MMA kernel (shard_mma.cu), N given, M up to 128: Hopper's
+// warpgroup products (wgmma) with the tokens as the product's n (16, 32, 64
+// or 128 wide, zero past M) and W's rows as its 64 rows. A cluster of ck
+// blocks along K owns 64 output columns; block q takes K's slice q. Its
+// first warpgroup brings that slice of W's 64 rows into shared memory (all
+// of it in flight at once, in chunks of 64 K elements, before the wait for
+// the kernel that writes N) and multiplies; its second brings N's slice, in
+// the same chunks, after that wait. The product of chunk j starts as soon
+// as both of its operands are in. The ck partial products meet through
+// distributed shared memory in slice order, then S, then one rounding.
+// The wgmma instructions exist on compute capability 9.0 only (an sm_90a
+// image).
+namespace mma {
+constexpr int kThreads = 256;          // two warpgroups: W and the products; N
+constexpr int kRows = 64;              // output columns a cluster: the product's m
+constexpr int kChunk = 64;             // K elements a chunk: one 128-byte swizzled row
+constexpr int kMaxRows = 128;          // tokens: the widest product's n
+constexpr int kMaxSlices = 8;          // the portable cluster size
+constexpr size_t kSmemOptin = 232448;  // shared memory a block may have on compute capability 9.0 (227 KB)
+}  // namespace mma
+// The product's n for M tokens: 16, 32, 64 or 128.
+constexpr int mma_width(int M) { return M <= 16 ? 16 : M <= 32 ? 32 : M <= 64 ? 64 : 128; }
+// The shared memory a block of that kernel needs: 1024 bytes of alignment
+// slack, the slice's chunks of W (64 rows) and of N (mma_width(M) rows, 128
+// bytes a row and chunk), and its fp32 partial product [64][width + 8].
+constexpr size_t mma_smem(int M, int K, int ck) {
+  const size_t chunks = static_cast<size_t>(K / ck / mma::kChunk), w = static_cast<size_t>(mma_width(M));
+  return 1024 + chunks * (mma::kRows + w) * 128 + mma::kRows * (w + 8) * 4;
+}
+// Whether that kernel with clusters of ck blocks takes M, n, K: ck 1, 2, 4
+// or 8, 1 <= M <= 128, n a positive multiple of 64, K a positive multiple
+// of 64 ck, mma_smem() within kSmemOptin.
+bool mma_takes(int ck, int M, int n, int K);
+// The slices ltt runs on a device of `sms` multiprocessors: the most (8, 4,
+// 2, 1) that take the shape with the grid (n / 64 ck blocks) in one wave;
+// 0 where none does.
+int plan_mma(int M, int n, int K, int sms);
+
 // Tier 0's per-rank step up to this many tokens where the few-token kernel
 // (below) does not take the shape: the collective normalises and one kernel
 // (shard_gemm.cu) multiplies, adds S and rounds (split); cuBLAS past it. On the H200 (bench/results/h200.md, fourth session) that

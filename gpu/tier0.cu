@@ -33,6 +33,10 @@ Status run(GpuCtx& c) {
     if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs
       const bf* gw = norm_in_gemm ? c.g.get() : nullptr;
       const bool pdl = c.pdl && r == c.lo();
+      if (c.t0path == Tier0Path::mma) {  // shard_mma.cu
+        LTT_TRY(shard_mma_add(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, pdl, c.s));
+        continue;
+      }
       const bool few = c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split;  // shard_gemv.cu
       LTT_TRY(few ? shard_gemv_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L,
                                    sanitise, pdl, c.s)

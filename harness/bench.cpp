@@ -134,6 +134,10 @@ Result<int> run_bench(const BenchOptions& o) {
       auto tgs = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true});
       LTT_TRY(not_taken("tier0-gemv", p, tg.status()));
       LTT_TRY(not_taken("tier0-gemv-split", p, tgs.status()));
+      gpu::Tier0Variant mv;
+      mv.mma = true;
+      auto tm = gpu::time_tier0_kernel(p, in, o.reps, false, mv);
+      LTT_TRY(not_taken("tier0-mma", p, tm.status()));
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
       // The pipeline's own choice, from the same timings.
@@ -141,6 +145,7 @@ Result<int> run_bench(const BenchOptions& o) {
                    : *path == gpu::Tier0Path::split      ? ts
                    : *path == gpu::Tier0Path::gemv       ? tg
                    : *path == gpu::Tier0Path::gemv_split ? tgs
+                   : *path == gpu::Tier0Path::mma        ? tm
                                                          : tc;
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
@@ -163,6 +168,24 @@ Result<int> run_bench(const BenchOptions& o) {
         auto tgk = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true, true});
         if (!tgk.ok()) return tgk.error();
         row("tier0-gemv-kernel", p, *tgk, bytes - 2 * L, flops);
+      }
+      if (tm.ok()) row("tier0-mma", p, *tm, bytes, flops);
+      // The MMA kernel alone (N given), by its own plan and with each
+      // cluster size along K forced.
+      if (tm.ok()) {
+        gpu::Tier0Variant v = mv;
+        v.bare = true;
+        auto tk = gpu::time_tier0_kernel(p, in, o.reps, false, v);
+        if (!tk.ok()) return tk.error();
+        row("tier0-mma-kernel", p, *tk, bytes - 2 * L, flops);
+        for (int ck : {1, 2, 4, 8}) {
+          if (!gpu::mma_takes(ck, p.M, p.Hs(), p.L)) continue;
+          v.mma_ck = ck;
+          const std::string what = cat("tier0-mma-kernel-k", ck);
+          auto tv = gpu::time_tier0_kernel(p, in, o.reps, false, v);
+          LTT_TRY(not_taken(what.c_str(), p, tv.status()));
+          if (tv.ok()) row(what.c_str(), p, *tv, bytes - 2 * L, flops);
+        }
       }
       // The few-token kernel alone (N given) with each plan forced
       // (shard_plan.hpp's GemvPlan): the one-block form and the cluster forms.
@@ -230,12 +253,14 @@ Result<int> run_bench(const BenchOptions& o) {
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
               "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv-split,\n"
-              "# -split or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# -split, -mma or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
               "# alone (N given, no RMSNorm), by its own plan; tier0-gemv-kernel-CxK: the same with plan CxK forced (1x1: one\n"
               "# block 8 columns over all of K; else clusters of K blocks along K, C groups of 8 columns a block: Hopper);\n"
-              "# tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch;\n"
+              "# tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch; tier0-mma: the RMSNorm kernel, then\n"
+              "# the MMA kernel (Hopper's warpgroup products, N given, compute capability 9.0); tier0-mma-kernel: that\n"
+              "# kernel alone, by its own plan; tier0-mma-kernel-kC: the same with C blocks a cluster along K;\n"
               "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster; every tier0-* row's output is checked\n"
               "# against a rigorous bound around the exact step (gpu/step_check.hpp) before its figure is printed;\n"
               "# tier0-fused-pdl: its calls chained by programmatic launch (a call's W prefetch overlaps the call before);\n"

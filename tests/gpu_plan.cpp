@@ -279,3 +279,51 @@ TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, pl
       }
   CHECK(plans > 300);
 }
+
+TEST_CASE("gpu_plan: the MMA kernel's shapes and slices (mma_takes, plan_mma)") {
+  // The product's n: one instruction of 16, 32, 64 or 128 tokens.
+  CHECK(mma_width(1) == 16);
+  CHECK(mma_width(16) == 16);
+  CHECK(mma_width(17) == 32);
+  CHECK(mma_width(33) == 64);
+  CHECK(mma_width(65) == 128);
+  CHECK(mma_width(128) == 128);
+  // k3 (K 3584): T 8 (n 896) 14 column tiles of 64 over 8 slices of 448
+  // (7 chunks of 64), 112 blocks; T 16 (n 448) 7 x 8, 56 blocks.
+  for (int M : {1, 16, 17, 64, 65, 128}) {
+    CAPTURE(M);
+    CHECK(plan_mma(M, 896, 3584, kSms) == 8);
+    CHECK(plan_mma(M, 448, 3584, kSms) == 8);
+    CHECK(mma_smem(M, 3584, 8) <= mma::kSmemOptin);
+  }
+  // Shared memory at the widest product: 1 KB slack, 7 chunks of W (8 KB)
+  // and of N (16 KB), the partial 64 x 136 fp32.
+  CHECK(mma_smem(128, 3584, 8) == 1024 + 7 * (8192 + 16384) + 64 * 136 * 4);
+  // Eight chunks a slice (K 4096 over 8) still fit at M 128; nine do not.
+  CHECK(mma_takes(8, 128, 896, 4096));
+  CHECK_FALSE(mma_takes(8, 128, 896, 4608));
+  CHECK(mma_takes(8, 64, 896, 4608));  // narrower N: more chunks fit
+  // The shapes it refuses: M past 128, n not a multiple of 64, K not a
+  // multiple of 64 ck, a cluster size not 1, 2, 4 or 8.
+  CHECK_FALSE(mma_takes(8, 129, 896, 3584));
+  CHECK_FALSE(mma_takes(8, 0, 896, 3584));
+  CHECK_FALSE(mma_takes(8, 5, 96, 3584));
+  CHECK_FALSE(mma_takes(8, 5, 896, 3552));
+  CHECK(mma_takes(4, 5, 896, 3328));  // 3328 = 13 x 256: 4 slices of 832
+  CHECK_FALSE(mma_takes(8, 5, 896, 3328));
+  CHECK_FALSE(mma_takes(3, 5, 896, 3072));
+  CHECK_FALSE(mma_takes(16, 5, 896, 4096));
+  // The most slices that take the shape in one wave: wide shards drop to
+  // fewer slices (T 4: 28 column tiles, 4 a cluster = 112 blocks), K
+  // narrower than 8 chunks to fewer. At T 2 (56 column tiles) none: 4
+  // slices are two waves, and a slice of 2 (28 chunks) is past the shared memory.
+  CHECK(plan_mma(5, 3584, 3584, kSms) == 0);
+  CHECK(mma_takes(4, 5, 3584, 3584));
+  CHECK_FALSE(mma_takes(2, 5, 3584, 3584));
+  CHECK(plan_mma(5, 1792, 3584, kSms) == 4);
+  CHECK(plan_mma(5, 896, 3328, kSms) == 4);
+  CHECK(plan_mma(5, 128, 128, kSms) == 2);
+  CHECK(plan_mma(5, 64, 64, kSms) == 1);
+  CHECK(plan_mma(5, 96, 3584, kSms) == 0);
+  CHECK(plan_mma(5, 7168 * 4, 3584, kSms) == 0);  // 448 column tiles: more than one wave even unsplit
+}
