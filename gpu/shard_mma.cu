@@ -7,13 +7,15 @@
 // zero in shared memory), so that few tokens waste no tensor-core rows. A
 // cluster of ck blocks along K owns 64 output columns; block q takes K's
 // slice q in chunks of 64 elements (one 128-byte swizzled row a chunk:
-// wgmma.cuh). The block's first warpgroup issues the copies of its whole
-// slice of W into shared memory at once (cp.async, one group a chunk),
-// before it waits for the kernel that writes N (a programmatic launch lets
-// W stream in while that kernel finishes); the second waits for that kernel
-// and copies N's slice, one group a chunk. Chunk j's 4 products (K steps of
-// 16) are issued as soon as both warpgroups have chunk j in, while the
-// later chunks are still arriving. The block's fp32 partial product goes to
+// wgmma.cuh), copied by the tensor copy unit (TMA: a tensor map a
+// operand, 128-byte swizzle, N's rows past M read as zero). One thread
+// issues the copies of the block's whole slice of W at once, each chunk on
+// its own barrier, before the wait for the kernel that writes N (a
+// programmatic launch lets W stream in while that kernel finishes); another
+// issues N's, on the same barriers, after that wait. The first warpgroup
+// issues chunk j's 4 products (K steps of 16) as soon as its barrier
+// completes, while the later chunks are still arriving. The block's fp32
+// partial product goes to
 // shared memory; the cluster's ck partials are added through distributed
 // shared memory in slice order, then S, then the rounding (block q makes
 // the outputs of columns 64 / ck q .. 64 / ck (q + 1) - 1). Every order is
@@ -21,6 +23,8 @@
 // computes is shard_plan.hpp's `mma` plan; this file also holds its exact
 // self-check (integer operands: mma_exact()).
 #include <cooperative_groups.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <cstdlib>
 #include <string>
@@ -45,45 +49,47 @@ using mma::kThreads;
 
 __device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 
-// A 16-byte copy from global to shared memory, not kept in L1; `bytes` 0
-// writes zeros (src is then not read, but must be a valid address).
-__device__ __forceinline__ void copy16(uint32_t dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// An mbarrier: one arrival (with the bytes the copies will bring), phase 0.
+__device__ __forceinline__ void bar_init(uint32_t bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
 }
-__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void copy_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+// The arrival, announcing `bytes` to come by bulk copies.
+__device__ __forceinline__ void bar_expect(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
-// Until at most `pending` (0 .. 7) of this thread's copy groups are in flight.
-__device__ __forceinline__ void copy_wait_upto(int pending) {
-  switch (pending) {
-    case 0: copy_wait<0>(); break;
-    case 1: copy_wait<1>(); break;
-    case 2: copy_wait<2>(); break;
-    case 3: copy_wait<3>(); break;
-    case 4: copy_wait<4>(); break;
-    case 5: copy_wait<5>(); break;
-    case 6: copy_wait<6>(); break;
-    default: copy_wait<7>(); break;
-  }
+// Until phase 0 of the barrier completes (the arrival made and every byte in).
+__device__ __forceinline__ void bar_wait(uint32_t bar) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar)
+      : "memory");
 }
-
-// The byte offset of 16-byte piece c (0 .. 7) of row r in a 128-byte
-// swizzled tile (wgmma.cuh).
-__device__ __forceinline__ uint32_t swizzled(int r, int c) {
-  return static_cast<uint32_t>(r * 128 + ((c ^ (r & 7)) << 4));
+// The box of tensor map m at (x: K, y: rows) into shared memory at dst,
+// counted on barrier bar (the tensor copy unit: 128-byte swizzled rows, rows
+// past the map's zero-filled).
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* m, int x, int y, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(m)), "r"(x), "r"(y), "r"(bar)
+      : "memory");
 }
+#endif
 
 // Grid (n / 64, ck) blocks of 256 threads in clusters of (1, ck); kNT =
-// mma_width(M); mma_smem(M, K, ck) bytes of dynamic shared memory.
+// mma_width(M); mma_smem(M, K, ck) bytes of dynamic shared memory. tw: W's
+// map ([n rows, K], boxes of 64 rows x 64); ta: N's ([M rows, K], boxes of
+// kNT rows x 64, rows past M zero).
 template <int kNT>
 __global__ void __launch_bounds__(kThreads, 1)
-    shard_mma_k(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int K, int nnz) {
+    shard_mma_k(const __grid_constant__ CUtensorMap tw, const __grid_constant__ CUtensorMap ta, const bf* S, int lds, bf* Y,
+                int ldy, int M, int K, int nnz) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   namespace cgs = cooperative_groups;
-  constexpr int kLd = kNT + 8;  // the partial product's rows (output columns), padded
-  constexpr int kPre = 4;       // S elements a thread fetches before the products
+  constexpr int kLd = mma_part_ld(kNT);  // the partial product's rows (output columns), padded
+  constexpr int kPre = 4;                // S elements a thread fetches before the products
   constexpr int kMaxSlices = mma::kMaxSlices;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw), base = (raw + 1023u) & ~1023u;  // swizzled tiles: 1024-byte aligned
@@ -92,40 +98,28 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The warpgroup through a shuffle: a value ptxas sees as warp-uniform, so
   // that the products on one warpgroup's path are not serialised.
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0), t = tid % 128;
-  const int col0 = static_cast<int>(blockIdx.x) * kRows, Kc = K / ck, chunks = Kc / kChunk;
-  const size_t k0 = static_cast<size_t>(q) * Kc;
-  // Shared memory: W's chunks [chunks][64 rows][128 bytes], N's [chunks][kNT rows][128 bytes], the partial [64][kLd] fp32.
+  const int col0 = static_cast<int>(blockIdx.x) * kRows, Kc = K / ck, chunks = Kc / kChunk, k0 = q * Kc;
+  // Shared memory (mma_smem()): W's chunks [chunks][64 rows][128 bytes], N's
+  // [chunks][kNT rows][128 bytes], the partial [64][kLd] fp32, a barrier a chunk.
   const uint32_t sW = base, sN = base + static_cast<uint32_t>(chunks * kRows * 128);
   float* part = reinterpret_cast<float*>(smem_raw + (base - raw) + static_cast<size_t>(chunks) * (kRows + kNT) * 128);
+  const uint32_t bars = smem_u32(part + kRows * kLd);
+  if (tid == 0) {
+    for (int j = 0; j < chunks; ++j) bar_init(bars + 8 * j);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
   allow_dependents();
-  if (wg == 0) {
-    // W's rows col0 .. col0 + 63 of the slice: a warp copies 4 rows' 128 bytes a step.
-    const bf* w0 = W + static_cast<size_t>(col0) * ldw + k0;
-#pragma unroll 1
+  if (tid == 0) {  // W's chunks, all at once, before the wait for the kernel that writes N
     for (int j = 0; j < chunks; ++j) {
-#pragma unroll
-      for (int i = t; i < kRows * 8; i += 128) {
-        const int row = i / 8, c = i % 8;
-        copy16(sW + static_cast<uint32_t>(j * kRows * 128) + swizzled(row, c),
-               w0 + static_cast<size_t>(row) * ldw + j * kChunk + 8 * c, 16);
-      }
-      copy_commit();
+      bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + kNT) * 128));
+      tma_load(sW + static_cast<uint32_t>(j * kRows * 128), &tw, k0 + j * kChunk, col0, bars + 8 * j);
     }
-    wait_dependencies();
-  } else {
-    wait_dependencies();
-    const bf* a0 = A + k0;
-#pragma unroll 1
-    for (int j = 0; j < chunks; ++j) {
-#pragma unroll
-      for (int i = t; i < kNT * 8; i += 128) {
-        const int row = i / 8, c = i % 8;
-        const bool in = row < M;
-        copy16(sN + static_cast<uint32_t>(j * kNT * 128) + swizzled(row, c),
-               a0 + static_cast<size_t>(in ? row : 0) * lda + j * kChunk + 8 * c, in ? 16 : 0);
-      }
-      copy_commit();
-    }
+  }
+  wait_dependencies();
+  if (tid == kThreads / 2) {  // N's, on the same barriers
+    for (int j = 0; j < chunks; ++j)
+      tma_load(sN + static_cast<uint32_t>(j * kNT * 128), &ta, k0 + j * kChunk, 0, bars + 8 * j);
   }
   // This block's outputs: e = it kThreads + tid (column q cq + e % cq of
   // the cluster's 64, token e / cq); the first kPre's S fetched now.
@@ -140,12 +134,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   float d[kNT / 2];
 #pragma unroll
   for (int j = 0; j < kNT / 2; ++j) d[j] = 0.0f;
+  if (wg == 0) {
 #pragma unroll 1
-  for (int j = 0; j < chunks; ++j) {
-    copy_wait_upto(chunks - 1 - j);  // this thread's copies of chunk j are in
-    wgmma::fence_proxy_async();
-    __syncthreads();  // and every thread's
-    if (wg == 0) {
+    for (int j = 0; j < chunks; ++j) {
+      bar_wait(bars + 8 * j);  // chunk j of W and of N in
       wgmma::fence();
 #pragma unroll
       for (int s = 0; s < kChunk / 16; ++s)
@@ -192,16 +184,53 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+// cuTensorMapEncodeTiled, from the driver through the runtime (no link to
+// libcuda); null where the driver does not have it.
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      p = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// The map of a [rows, K] bf16 matrix (rows ld elements apart) in boxes of
+// box_rows rows x 64 elements, 128-byte swizzled, rows past `rows` read as zero.
+Status tensor_map(CUtensorMap* m, const bf* p, int rows, int K, int ld, int box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
+  if (!encode) return LTT_ERR(Errc::internal, "tier 0's MMA kernel: the driver has no cuTensorMapEncodeTiled");
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(bf)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kChunk), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t steps[2] = {1, 1};
+  const CUresult e = encode(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf*>(p), dims, strides, box, steps,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (e != CUDA_SUCCESS)
+    return LTT_ERR(Errc::internal, "tier 0's MMA kernel: cuTensorMapEncodeTiled failed (CUresult ", static_cast<int>(e),
+                   ") for ", rows, " rows of ", K, ", ld ", ld, ", boxes of ", box_rows, " rows");
+  return {};
+}
+
 template <int kNT>
 Status launch_mma(int ck, const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-              int nnz, bool pdl, cudaStream_t s) {
+                  int nnz, bool pdl, cudaStream_t s) {
+  CUtensorMap tw, ta;
+  LTT_TRY(tensor_map(&tw, W, n, K, ldw, kRows));
+  LTT_TRY(tensor_map(&ta, A, M, K, lda, kNT));
   auto* k = shard_mma_k<kNT>;
   const size_t smem = mma_smem(M, K, ck);
   LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg =
       cluster_config(static_cast<unsigned>(n / kRows), static_cast<unsigned>(ck), kThreads, smem, pdl, s, attr);
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, A, lda, W, ldw, S, lds, Y, ldy, M, K, nnz));
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, tw, ta, S, lds, Y, ldy, M, K, nnz));
   return {};
 }
 

@@ -131,9 +131,9 @@ GemvPlan plan_gemv(int M, int n, int K, int sms);
 // blocks along K owns 64 output columns; block q takes K's slice q. Its
 // first warpgroup brings that slice of W's 64 rows into shared memory (all
 // of it in flight at once, in chunks of 64 K elements, before the wait for
-// the kernel that writes N) and multiplies; its second brings N's slice, in
-// the same chunks, after that wait. The product of chunk j starts as soon
-// as both of its operands are in. The ck partial products meet through
+// the kernel that writes N) by the tensor copy unit (TMA), and multiplies;
+// its second issues N's slice's copies, in the same chunks, after that wait.
+// The product of chunk j starts as soon as both of its operands are in. The ck partial products meet through
 // distributed shared memory in slice order, then S, then one rounding.
 // The wgmma instructions exist on compute capability 9.0 only (an sm_90a
 // image).
@@ -147,12 +147,16 @@ constexpr size_t kSmemOptin = 232448;  // shared memory a block may have on comp
 }  // namespace mma
 // The product's n for M tokens: 16, 32, 64 or 128.
 constexpr int mma_width(int M) { return M <= 16 ? 16 : M <= 32 ? 32 : M <= 64 ? 64 : 128; }
+// The row stride of that kernel's fp32 partial product for a product n of
+// w: 4 words of padding, so that a row group's float2 stores spread over the banks.
+constexpr int mma_part_ld(int w) { return w + 4; }
 // The shared memory a block of that kernel needs: 1024 bytes of alignment
 // slack, the slice's chunks of W (64 rows) and of N (mma_width(M) rows, 128
-// bytes a row and chunk), and its fp32 partial product [64][width + 8].
+// bytes a row and chunk), its fp32 partial product [64][mma_part_ld()], and
+// a barrier (8 bytes) a chunk.
 constexpr size_t mma_smem(int M, int K, int ck) {
   const size_t chunks = static_cast<size_t>(K / ck / mma::kChunk), w = static_cast<size_t>(mma_width(M));
-  return 1024 + chunks * (mma::kRows + w) * 128 + mma::kRows * (w + 8) * 4;
+  return 1024 + chunks * (mma::kRows + w) * 128 + mma::kRows * static_cast<size_t>(mma_part_ld(mma_width(M))) * 4 + 8 * chunks;
 }
 // Whether that kernel with clusters of ck blocks takes M, n, K: ck 1, 2, 4
 // or 8, 1 <= M <= 128, n a positive multiple of 64, K a positive multiple
