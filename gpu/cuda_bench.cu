@@ -4,7 +4,10 @@
 #include <ios>
 #include <vector>
 
+#include <cooperative_groups.h>
+
 #include "ctx.cuh"
+#include "elem.cuh"
 #include "cuda_bench.hpp"
 #include "step_check.hpp"
 
@@ -325,6 +328,38 @@ Result<Timing> time_launch_graph(int reps) {
   DevBuf<bf> a;
   LTT_TRY(a.alloc(1));
   return timed_graph(rt->s, reps, kGraphCalls, [&](int) { return fill(a.get(), 1, 0, rt->s); });
+}
+
+namespace {
+// Nothing but (when sync) two barriers of its cluster.
+__global__ void idle_k(int sync) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (sync) {
+    cooperative_groups::this_cluster().sync();
+    cooperative_groups::this_cluster().sync();
+  }
+#else
+  (void)sync;
+#endif
+}
+}  // namespace
+
+Result<Timing> time_launch_clusters(int ck, bool sync, int reps) {
+  auto rt = runtime_init(nullptr);
+  if (!rt.ok()) return rt.error();
+  constexpr size_t smem = 78848;
+  LTT_CUDA(cudaFuncSetAttribute(idle_k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  return timed_graph(rt->s, reps, kGraphCalls, [&](int) -> Status {
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t cfg = cluster_config(14, 8, 256, smem, false, rt->s, attr);
+    if (ck == 0) {
+      cfg.numAttrs = 0;
+    } else {
+      attr[0].val.clusterDim.y = static_cast<unsigned>(ck);
+    }
+    LTT_CUDA(cudaLaunchKernelEx(&cfg, idle_k, sync && ck > 0 ? 1 : 0));
+    return {};
+  });
 }
 
 Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps) {

@@ -123,6 +123,12 @@ Result<Timing> time_launch(int count, int reps);
 // The same inside a CUDA graph of 20 such kernels, replayed: the per-kernel
 // floor a captured step pays.
 Result<Timing> time_launch_graph(int reps);
+// The same floor for a grid of the MMA kernel's shape at k3's T 8 (14 x 8
+// blocks of 256 threads, 78 KB of shared memory each) that does nothing:
+// launched plainly (ck 0) or in clusters of ck blocks along y, with two
+// cluster barriers when `sync` (as the kernel has). What a cluster costs
+// before any work.
+Result<Timing> time_launch_clusters(int ck, bool sync, int reps);
 // `count` back-to-back shard GEMMs of rank 0 ([M, L] x [L, H/T]^T, fp32 out
 // with the S shard as addend): per GEMM.
 Result<Timing> time_gemm_shard_seq(const Problem& p, const Inputs& in, int count, int reps);

@@ -105,9 +105,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   float* part = reinterpret_cast<float*>(smem_raw + (base - raw) + static_cast<size_t>(chunks) * (kRows + kNT) * 128);
   const uint32_t bars = smem_u32(part + kRows * kLd);
   if (tid == 0) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tw)) : "memory");
     for (int j = 0; j < chunks; ++j) bar_init(bars + 8 * j);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
+  if (tid == kThreads / 2) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&ta)) : "memory");
   __syncthreads();
   allow_dependents();
   if (tid == 0) {  // W's chunks, all at once, before the wait for the kernel that writes N
