@@ -3,25 +3,25 @@
 // accumulation, one rounding, -0 made +0 for a Lamport writer.
 //
 // The product is taken transposed, Y^T = W N^T: W's 64 rows of a cluster are
-// the wgmma's m (64), the tokens its n (mma_width(M): 16 .. 128, rows past M
-// zero in shared memory), so that few tokens waste no tensor-core rows. A
-// cluster of ck blocks along K owns 64 output columns; block q takes K's
-// slice q in chunks of 64 elements (one 128-byte swizzled row a chunk:
-// wgmma.cuh), copied by the tensor copy unit (TMA: a tensor map a
-// operand, 128-byte swizzle, N's rows past M read as zero). One thread
-// issues the copies of the block's whole slice of W at once, each chunk on
-// its own barrier, before the wait for the kernel that writes N (a
-// programmatic launch lets W stream in while that kernel finishes); another
-// issues N's, on the same barriers, after that wait. The first warpgroup
-// issues chunk j's 4 products (K steps of 16) as soon as its barrier
-// completes, while the later chunks are still arriving. The block's fp32
-// partial product goes to
-// shared memory; the cluster's ck partials are added through distributed
-// shared memory in slice order, then S, then the rounding (block q makes
-// the outputs of columns 64 / ck q .. 64 / ck (q + 1) - 1). Every order is
-// fixed: the same bits on every run and every rank. What the kernel
-// computes is shard_plan.hpp's `mma` plan; this file also holds its exact
-// self-check (integer operands: mma_exact()).
+// the wgmma's m (64), the tokens its n (mma_width(M): M rounded up to 16,
+// rows past M zero in shared memory), so that few tokens waste no
+// tensor-core rows. A cluster of ck blocks along K owns 64 output columns;
+// block q takes K's chunks of 64 elements q, q + ck, q + 2 ck, ... (so that
+// the cluster's first copies together cover ck chunks side by side of each
+// row), one 128-byte swizzled row a chunk (wgmma.cuh), copied by the tensor
+// copy unit (TMA: a tensor map an operand, 128-byte swizzle, N's rows past
+// M read as zero). One thread issues the copies of the block's whole share
+// of W at once, each chunk on its own barrier, before the wait for the
+// kernel that writes N (a programmatic launch lets W stream in while that
+// kernel finishes); another issues N's, on the same barriers, after that
+// wait. The first warpgroup issues chunk j's 4 products (K steps of 16) as
+// soon as its barrier completes, while the later chunks are still arriving.
+// The block's fp32 partial product goes to shared memory; the cluster's ck
+// partials are added through distributed shared memory in block order,
+// then S, then the rounding (block q makes the outputs of columns 64 / ck q
+// .. 64 / ck (q + 1) - 1). Every order is fixed: the same bits on every run
+// and every rank. What the kernel computes is shard_plan.hpp's `mma` plan;
+// this file also holds its exact self-check (integer operands: mma_exact()).
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -98,7 +98,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The warpgroup through a shuffle: a value ptxas sees as warp-uniform, so
   // that the products on one warpgroup's path are not serialised.
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0), t = tid % 128;
-  const int col0 = static_cast<int>(blockIdx.x) * kRows, Kc = K / ck, chunks = Kc / kChunk, k0 = q * Kc;
+  const int col0 = static_cast<int>(blockIdx.x) * kRows, chunks = K / ck / kChunk;
+  // Chunk j of this block is K's chunk j ck + q: at each j the cluster's
+  // copies together cover ck chunks side by side of every row.
+  const auto kx = [&](int j) { return (j * ck + q) * kChunk; };
   // Shared memory (mma_smem()): W's chunks [chunks][64 rows][128 bytes], N's
   // [chunks][kNT rows][128 bytes], the partial [64][kLd] fp32, a barrier a chunk.
   const uint32_t sW = base, sN = base + static_cast<uint32_t>(chunks * kRows * 128);
@@ -115,13 +118,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) {  // W's chunks, all at once, before the wait for the kernel that writes N
     for (int j = 0; j < chunks; ++j) {
       bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + kNT) * 128));
-      tma_load(sW + static_cast<uint32_t>(j * kRows * 128), &tw, k0 + j * kChunk, col0, bars + 8 * j);
+      tma_load(sW + static_cast<uint32_t>(j * kRows * 128), &tw, kx(j), col0, bars + 8 * j);
     }
   }
   wait_dependencies();
   if (tid == kThreads / 2) {  // N's, on the same barriers
     for (int j = 0; j < chunks; ++j)
-      tma_load(sN + static_cast<uint32_t>(j * kNT * 128), &ta, k0 + j * kChunk, 0, bars + 8 * j);
+      tma_load(sN + static_cast<uint32_t>(j * kNT * 128), &ta, kx(j), 0, bars + 8 * j);
   }
   // This block's outputs: e = it kThreads + tid (column q cq + e % cq of
   // the cluster's 64, token e / cq); the first kPre's S fetched now.
@@ -274,9 +277,16 @@ Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, in
                    "not 16-byte aligned");
   const int nnz = no_neg_zero;
   switch (mma_width(M)) {
-    case 16: return launch_mma<16>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 32: return launch_mma<32>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-    case 64: return launch_mma<64>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+#define LTT_MMA_CASE(w) \
+  case w: return launch_mma<w>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    LTT_MMA_CASE(16)
+    LTT_MMA_CASE(32)
+    LTT_MMA_CASE(48)
+    LTT_MMA_CASE(64)
+    LTT_MMA_CASE(80)
+    LTT_MMA_CASE(96)
+    LTT_MMA_CASE(112)
+#undef LTT_MMA_CASE
     default: return launch_mma<128>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
   }
 }

@@ -127,8 +127,9 @@ GemvPlan plan_gemv(int M, int n, int K, int sms);
 
 // Tier 0's MMA kernel (shard_mma.cu), N given, M up to 128: Hopper's
 // warpgroup products (wgmma) with the tokens as the product's n (16, 32, 64
-// or 128 wide, zero past M) and W's rows as its 64 rows. A cluster of ck
-// blocks along K owns 64 output columns; block q takes K's slice q. Its
+// M rounded up to 16, zero past M) and W's rows as its 64 rows. A cluster
+// of ck blocks along K owns 64 output columns; block q takes K's chunks of
+// 64 q, q + ck, q + 2 ck, ... (its slice: K / ck elements). Its
 // first warpgroup brings that slice of W's 64 rows into shared memory (all
 // of it in flight at once, in chunks of 64 K elements, before the wait for
 // the kernel that writes N) by the tensor copy unit (TMA), and multiplies;
@@ -145,8 +146,8 @@ constexpr int kMaxRows = 128;          // tokens: the widest product's n
 constexpr int kMaxSlices = 8;          // the portable cluster size
 constexpr size_t kSmemOptin = 232448;  // shared memory a block may have on compute capability 9.0 (227 KB)
 }  // namespace mma
-// The product's n for M tokens: 16, 32, 64 or 128.
-constexpr int mma_width(int M) { return M <= 16 ? 16 : M <= 32 ? 32 : M <= 64 ? 64 : 128; }
+// The product's n for M tokens: M rounded up to a multiple of 16 (16 .. 128).
+constexpr int mma_width(int M) { return (M + 15) / 16 * 16; }
 // The row stride of that kernel's fp32 partial product for a product n of
 // w: 4 words of padding, so that a row group's float2 stores spread over the banks.
 constexpr int mma_part_ld(int w) { return w + 4; }

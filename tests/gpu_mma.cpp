@@ -2,8 +2,8 @@
 // products and sums fp32 holds exactly in any order, so that every element
 // of Y must be exactly the bf16 of the exact N W^T + S: a misplaced
 // swizzle, fragment, slice, stride or token edge shows as a wrong element,
-// with no tolerance to hide it. Every product width (16 .. 128 tokens, and
-// M off them), every cluster size along K, one to eight chunks a slice, and
+// with no tolerance to hide it. Every product width (16 .. 128 tokens in
+// steps of 16, and M off them), every cluster size along K, one to eight chunks a slice, and
 // k3's shards. Needs a GPU of compute capability 9.0: elsewhere it says it
 // is skipped (the ctest entry gpu.mma_exact reports the skip).
 #include <doctest/doctest.h>
@@ -21,7 +21,7 @@ TEST_CASE("gpu_mma: integer operands give the exact product at every width and c
     int M, n, K, ck;
   };
   std::vector<Shape> shapes;
-  for (int M : {1, 5, 8, 16, 17, 31, 32, 33, 64, 65, 100, 127, 128})
+  for (int M : {1, 5, 8, 16, 17, 31, 32, 33, 48, 64, 65, 90, 96, 100, 127, 128})
     for (int ck : {1, 2, 4, 8}) shapes.push_back({M, 128, 512, ck});  // 8 .. 1 chunks a slice
   for (int M : {1, 16, 17, 64, 128}) {
     shapes.push_back({M, 896, 3584, 8});  // k3, T 8

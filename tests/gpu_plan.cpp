@@ -281,12 +281,13 @@ TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, pl
 }
 
 TEST_CASE("gpu_plan: the MMA kernel's shapes and slices (mma_takes, plan_mma)") {
-  // The product's n: one instruction of 16, 32, 64 or 128 tokens.
+  // The product's n: M rounded up to a multiple of 16.
   CHECK(mma_width(1) == 16);
   CHECK(mma_width(16) == 16);
   CHECK(mma_width(17) == 32);
-  CHECK(mma_width(33) == 64);
-  CHECK(mma_width(65) == 128);
+  CHECK(mma_width(33) == 48);
+  CHECK(mma_width(65) == 80);
+  CHECK(mma_width(100) == 112);
   CHECK(mma_width(128) == 128);
   // k3 (K 3584): T 8 (n 896) 14 column tiles of 64 over 8 slices of 448
   // (7 chunks of 64), 112 blocks; T 16 (n 448) 7 x 8, 56 blocks.
