@@ -210,17 +210,25 @@ constexpr int kTier0KernelLimit = 128;
 constexpr int kTier0KernelMaxColumns = 896;
 
 // The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
-// tokens and a shard of n = H/T columns: gemv-split where the few-token
-// kernel takes the shape (gemv_ok) and no column tiling is forced, up to
-// kTier0GemvMaxTokens on any shard, kTier0GemvNarrowMaxTokens on shards of
-// up to kTier0KernelMaxColumns and kTier0KernelLimit on shards of up to
-// kTier0GemvNarrowestColumns (gemv_ok says only that some plan takes the
-// shape: before Hopper, or where no cluster plan does, that is the
-// one-block form, which on the H200 took 11.8 us at T 8, M 64 against the
-// cluster kernel's 11.3); else split up to kTier0KernelMaxTokens and
-// kTier0KernelMaxColumns where the cluster kernel has a plan (kernel_ok; a
-// forced column tiling, LTT_TIER0_COLUMNS, lifts the column bound: it is
-// there to run that kernel); cuBLAS otherwise.
-Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced);
+// tokens and a shard of n = H/T columns: the MMA kernel (mma) where it takes
+// the shape on this device (mma_ok: shard_mma_plan()) from kTier0GemvMaxTokens
+// + 1 to kTier0KernelLimit tokens on shards of up to kTier0KernelMaxColumns
+// and no column tiling is forced. On the H200 (bench/results/h200.md, eighth
+// session, call 5), us a rank at T 8, M 17 / 33 / 64 / 96 / 128, the kernel
+// alone: 5.9 / 6.6 / 7.0 / 8.3 / 9.2 against the few-token kernel's 6.3 /
+// 7.1 / 8.4 / 10.8 / 12.7; at T 16 5.1 / 5.8 / 6.2 / 7.2 / 8.2 against 5.2 /
+// 5.8 / 6.8 / 8.3 / 9.8; at M 1 and 16 it lost (T 8: 5.4 and 5.6 against 4.3
+// and 5.5), so there only where the few-token kernel does not take the
+// shape. Else gemv-split where the few-token kernel takes the shape
+// (gemv_ok) and no column tiling is forced, up to kTier0GemvMaxTokens on any
+// shard, kTier0GemvNarrowMaxTokens on shards of up to kTier0KernelMaxColumns
+// and kTier0KernelLimit on shards of up to kTier0GemvNarrowestColumns
+// (gemv_ok says only that some plan takes the shape: before Hopper, or where
+// no cluster plan does, that is the one-block form, which on the H200 took
+// 11.8 us at T 8, M 64 against the cluster kernel's 11.3); else split up to
+// kTier0KernelMaxTokens and kTier0KernelMaxColumns where the cluster kernel
+// has a plan (kernel_ok; a forced column tiling, LTT_TIER0_COLUMNS, lifts
+// the column bound: it is there to run that kernel); cuBLAS otherwise.
+Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced, bool mma_ok);
 
 }  // namespace ltt::gpu

@@ -151,38 +151,62 @@ TEST_CASE("gpu_plan: the few-token kernel's shapes (gemv_takes) and its steps a 
 TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
   // k3 (L 3584): H/T 896 at T 8, 448 at T 16, 1792 at T 4, 3584 at T 2.
   for (int n : {448, 896, 1792, 3584}) {
-    CHECK(tier0_default_path(1, n, true, true, false) == Tier0Path::gemv_split);
-    CHECK(tier0_default_path(kTier0GemvMaxTokens, n, true, true, false) == Tier0Path::gemv_split);
-    CHECK(tier0_default_path(kTier0KernelMaxTokens + 1, n, false, true, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(1, n, true, true, false, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(kTier0GemvMaxTokens, n, true, true, false, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(kTier0KernelMaxTokens + 1, n, false, true, false, false) == Tier0Path::cublas);
   }
   // The few-token kernel past one tile on k3's T 8 and 16 shards only (to
   // M 112 at T 8, 128 at T 16); where it does not take the shape, the
   // cluster kernel up to 64, then cuBLAS.
   for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens, kTier0GemvNarrowMaxTokens}) {
-    CHECK(tier0_default_path(M, 448, true, true, false) == Tier0Path::gemv_split);
-    CHECK(tier0_default_path(M, 896, true, true, false) == Tier0Path::gemv_split);
-    CHECK(tier0_default_path(M, 1792, true, true, false) == Tier0Path::cublas);
-    CHECK(tier0_default_path(M, 3584, true, true, false) == Tier0Path::cublas);
-    CHECK(tier0_default_path(M, 896, true, true, true) == (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
+    CHECK(tier0_default_path(M, 448, true, true, false, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(M, 896, true, true, false, false) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(M, 1792, true, true, false, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 3584, true, true, false, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 896, true, true, true, false) == (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
   }
-  CHECK(tier0_default_path(kTier0GemvNarrowMaxTokens + 1, 896, true, true, false) == Tier0Path::cublas);
-  CHECK(tier0_default_path(kTier0GemvNarrowMaxTokens + 1, 448, true, true, false) == Tier0Path::gemv_split);
-  CHECK(tier0_default_path(kTier0KernelLimit, 448, true, true, false) == Tier0Path::gemv_split);
-  CHECK(tier0_default_path(kTier0KernelLimit, 512, true, true, false) == Tier0Path::cublas);  // wider than 448
+  CHECK(tier0_default_path(kTier0GemvNarrowMaxTokens + 1, 896, true, true, false, false) == Tier0Path::cublas);
+  CHECK(tier0_default_path(kTier0GemvNarrowMaxTokens + 1, 448, true, true, false, false) == Tier0Path::gemv_split);
+  CHECK(tier0_default_path(kTier0KernelLimit, 448, true, true, false, false) == Tier0Path::gemv_split);
+  CHECK(tier0_default_path(kTier0KernelLimit, 512, true, true, false, false) == Tier0Path::cublas);  // wider than 448
   // The cluster kernel from M 17 to 64 on k3's T 8 and 16 shards only.
   for (int M : {kTier0GemvMaxTokens + 1, 33, kTier0KernelMaxTokens}) {
-    CHECK(tier0_default_path(M, 448, false, true, false) == Tier0Path::split);
-    CHECK(tier0_default_path(M, 896, false, true, false) == Tier0Path::split);
-    CHECK(tier0_default_path(M, 1792, false, true, false) == Tier0Path::cublas);
-    CHECK(tier0_default_path(M, 3584, false, true, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 448, false, true, false, false) == Tier0Path::split);
+    CHECK(tier0_default_path(M, 896, false, true, false, false) == Tier0Path::split);
+    CHECK(tier0_default_path(M, 1792, false, true, false, false) == Tier0Path::cublas);
+    CHECK(tier0_default_path(M, 3584, false, true, false, false) == Tier0Path::cublas);
     // A forced column tiling runs the kernel wherever it has a plan.
-    CHECK(tier0_default_path(M, 3584, false, true, true) == Tier0Path::split);
+    CHECK(tier0_default_path(M, 3584, false, true, true, false) == Tier0Path::split);
   }
   // Where a kernel does not take the shape, the next path.
-  CHECK(tier0_default_path(5, 896, false, true, false) == Tier0Path::split);
-  CHECK(tier0_default_path(5, 896, false, false, false) == Tier0Path::cublas);
-  CHECK(tier0_default_path(5, 896, true, true, true) == Tier0Path::split);  // a forced tiling passes the few-token kernel by
-  CHECK(tier0_default_path(kTier0KernelMaxTokens, 896, false, false, false) == Tier0Path::cublas);
+  CHECK(tier0_default_path(5, 896, false, true, false, false) == Tier0Path::split);
+  CHECK(tier0_default_path(5, 896, false, false, false, false) == Tier0Path::cublas);
+  CHECK(tier0_default_path(5, 896, true, true, true, false) == Tier0Path::split);  // a forced tiling passes the few-token kernel by
+  CHECK(tier0_default_path(kTier0KernelMaxTokens, 896, false, false, false, false) == Tier0Path::cublas);
+}
+
+TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape") {
+  // Past one tile of tokens up to 128, on k3's T 8 and 16 shards: the MMA
+  // kernel, whatever else takes the shape.
+  for (int M : {kTier0GemvMaxTokens + 1, 33, 64, 65, kTier0GemvNarrowMaxTokens, kTier0GemvNarrowMaxTokens + 1, kTier0KernelLimit})
+    for (int n : {448, 896}) {
+      CAPTURE(M);
+      CAPTURE(n);
+      CHECK(tier0_default_path(M, n, true, true, false, true) == Tier0Path::mma);
+      CHECK(tier0_default_path(M, n, false, false, false, true) == Tier0Path::mma);
+      // Not with a column tiling forced (that runs the cluster kernel), nor on wider shards.
+      CHECK(tier0_default_path(M, n, true, true, true, true) ==
+            (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
+      CHECK(tier0_default_path(M, 1792, true, true, false, true) == Tier0Path::cublas);
+    }
+  // One tile of tokens: the few-token kernel (it won there); the MMA kernel
+  // only where that one does not take the shape; past 128 tokens, cuBLAS.
+  for (int M : {1, 5, kTier0GemvMaxTokens}) {
+    CHECK(tier0_default_path(M, 896, true, true, false, true) == Tier0Path::gemv_split);
+    CHECK(tier0_default_path(M, 896, false, true, false, true) == Tier0Path::mma);
+    CHECK(tier0_default_path(M, 896, false, true, true, true) == Tier0Path::split);
+  }
+  CHECK(tier0_default_path(kTier0KernelLimit + 1, 448, true, true, false, true) == Tier0Path::cublas);
 }
 
 TEST_CASE("gpu_plan: the few-token kernel's cluster form (gemv_cluster_takes, plan_gemv)") {
