@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int e = kPre * kThreads + tid; e < outs; e += kThreads) emit(e, f(s_at(e)));
   cluster.sync();  // no block leaves while a sibling still reads its partial
 #else
-  __trap();  // wgmma needs sm_90a: shard_mma_available() keeps every other device off this kernel
+  __trap();  // wgmma needs sm_90a: shard_mma_device() keeps every other device off this kernel
 #endif
 }
 
