@@ -146,8 +146,12 @@ constexpr int kMaxRows = 128;          // tokens: the widest product's n
 constexpr int kMaxSlices = 8;          // the portable cluster size
 constexpr size_t kSmemOptin = 232448;  // shared memory a block may have on compute capability 9.0 (227 KB)
 }  // namespace mma
-// The product's n for M tokens: M rounded up to a multiple of 16 (16 .. 128).
-constexpr int mma_width(int M) { return (M + 15) / 16 * 16; }
+// The product's n for M tokens: M rounded up to a multiple of 16 (16 .. 128),
+// but 64 from 33 to 48: on the H200 (bench/results/h200.md, eighth session,
+// call 6) the kernel with n 48 took 2.9 us longer at M 48 behind the RMSNorm
+// kernel (a programmatic launch) than alone, at T 8 and 16, where every
+// other n took about 1 us longer (not explained).
+constexpr int mma_width(int M) { return M > 32 && M <= 48 ? 64 : (M + 15) / 16 * 16; }
 // The row stride of that kernel's fp32 partial product for a product n of
 // w: 4 words of padding, so that a row group's float2 stores spread over the banks.
 constexpr int mma_part_ld(int w) { return w + 4; }
