@@ -351,8 +351,8 @@ Result<Tier0Path> tier0_path(const Problem& p) {
       return LTT_USAGE("LTT_TIER0_PATH=mma: tier 0's MMA kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                        " on this device (it needs compute capability 9.0 exactly: wgmma; M <= ", mma::kMaxRows,
                        ", H/T a multiple of ", mma::kRows, ", L a multiple of ", mma::kChunk,
-                       " times the blocks of a cluster along K, 1 to 8, with n / ", mma::kRows,
-                       " times those blocks no more than the SMs, and a block's slice of L in shared memory); "
+                       " times the blocks of a cluster along K (1, 2, 4 or 8), H/T / ", mma::kRows,
+                       " times those blocks no more than the SMs, and a block's share of L in shared memory); "
                        "unset it to let ltt choose");
     if ((few || chosen == Tier0Path::mma) && *ct)
       return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=", v, ": the column tiles are the cluster "

@@ -49,9 +49,9 @@ bool supported_mutant(Mutant m);
 // warpgroup products, compute capability 9.0) multiplies and adds; cublas:
 // the collective normalises, then cuBLAS with the addend and a rounding
 // kernel. ltt runs gemv-split up to 16 tokens, mma from 17 to 128 on shards
-// of up to 896 columns where it takes the shape (else gemv-split up to 112
-// there, 128 on shards of up to 448), split to 64 on those shards where
-// neither takes it, where the device and shape allow those kernels, cublas
+// of up to 896 columns where it takes the shape (and below 17 where the
+// few-token kernel does not; else gemv-split up to 112 there, 128 on shards
+// of up to 448), split to 64 on those shards where neither takes it, where the device and shape allow those kernels, cublas
 // otherwise (tier0_default_path(), shard_plan.hpp; LTT_TIER0_GEMV_PLAN=CNxCK
 // forces the few-token kernel's plan, GemvPlan, and keeps the MMA kernel out);
 // LTT_TIER0_PATH=fused|split|gemv|gemv-split|mma|cublas forces one (the tests

@@ -124,10 +124,11 @@ Result<Timing> time_launch(int count, int reps);
 // floor a captured step pays.
 Result<Timing> time_launch_graph(int reps);
 // The same floor for a grid of the MMA kernel's shape at k3's T 8 (14 x 8
-// blocks of 256 threads, 78 KB of shared memory each) that does nothing:
-// launched plainly (ck 0) or in clusters of ck blocks along y, with two
-// cluster barriers when `sync` (as the kernel has). What a cluster costs
-// before any work.
+// blocks of 256 threads, 78 KB of shared memory each: its amount at M up to
+// 16) that does nothing: launched plainly (ck 0) or in clusters of ck
+// blocks along y, with two cluster barriers when `sync` (as the kernel
+// has). What a cluster costs before any work. Clusters before compute
+// capability 9.0: a usage error.
 Result<Timing> time_launch_clusters(int ck, bool sync, int reps);
 // `count` back-to-back shard GEMMs of rank 0 ([M, L] x [L, H/T]^T, fp32 out
 // with the S shard as addend): per GEMM.

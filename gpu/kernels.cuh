@@ -84,8 +84,9 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
 // shard_plan.hpp's `mma`): clusters of ck blocks along K, 64 output columns
 // a cluster, M up to 128. shard_mma_plan(): the slices ltt runs (plan_mma()
 // on this device), 0 where the kernel does not run here (compute capability
-// 9.0 only: wgmma is an sm_90a instruction) or does not take the shape. ck
-// 0: that plan; another is a benchmark's comparison or a test's.
+// 9.0 only: wgmma is an sm_90a instruction), does not take the shape, or
+// takes it only in more than one wave of blocks. ck 0: that plan; another
+// is a benchmark's comparison or a test's.
 int shard_mma_plan(int M, int n, int K);
 // Whether this device runs that kernel at all (compute capability 9.0, the image loads).
 bool shard_mma_device();

@@ -3,29 +3,31 @@
 // accumulation, one rounding, -0 made +0 for a Lamport writer.
 //
 // The product is taken transposed, Y^T = W N^T: W's 64 rows of a cluster are
-// the wgmma's m (64), the tokens its n (mma_width(M): M rounded up to 16,
-// rows past M zero in shared memory), so that few tokens waste no
-// tensor-core rows. A cluster of ck blocks along K owns 64 output columns;
-// block q takes K's chunks of 64 elements q, q + ck, q + 2 ck, ... (so that
-// the cluster's first copies together cover ck chunks side by side of each
-// row), one 128-byte swizzled row a chunk (wgmma.cuh), copied by the tensor
-// copy unit (TMA: a tensor map an operand, 128-byte swizzle, N's rows past
-// M read as zero). One thread issues the copies of the block's whole share
-// of W at once, each chunk on its own barrier, before the wait for the
-// kernel that writes N (a programmatic launch lets W stream in while that
-// kernel finishes); another issues N's, on the same barriers, after that
-// wait. The first warpgroup issues chunk j's 4 products (K steps of 16) as
-// soon as its barrier completes, while the later chunks are still arriving.
-// The block's fp32 partial product goes to shared memory; the cluster's ck
-// partials are added through distributed shared memory in block order,
-// then S, then the rounding (block q makes the outputs of columns 64 / ck q
-// .. 64 / ck (q + 1) - 1). Every order is fixed: the same bits on every run
-// and every rank. What the kernel computes is shard_plan.hpp's `mma` plan;
-// this file also holds its exact self-check (integer operands: mma_exact()).
+// the wgmma's m (64), the tokens its n (mma_width(M): M rounded up to 16, 64
+// from 33 to 48; rows past M zero in shared memory), so that few tokens
+// waste no tensor-core rows. A cluster of ck blocks along K owns 64 output
+// columns; block q takes K's chunks of 64 elements q, q + ck, q + 2 ck, ...
+// (so that the cluster's first copies together cover ck chunks side by side
+// of each row), one 128-byte swizzled row a chunk (wgmma.cuh), copied by
+// the tensor copy unit (TMA: a tensor map an operand, 128-byte swizzle, N's
+// rows past M read as zero). One thread issues the copies of the block's
+// whole share of W at once, each chunk on its own barrier, before the wait
+// for the kernel that writes N (a programmatic launch lets W stream in
+// while that kernel finishes); another issues N's, on the same barriers,
+// after that wait. The first warpgroup issues chunk j's 4 products (K steps
+// of 16) as soon as its barrier completes, while the later chunks are still
+// arriving. The block's fp32 partial product goes to shared memory; the
+// cluster's ck partials are added through distributed shared memory in
+// block order, then S, then the rounding (block q makes the outputs of
+// columns 64 / ck q .. 64 / ck (q + 1) - 1). Every order is fixed: the same
+// bits on every run and every rank. What the kernel computes is
+// shard_plan.hpp's `mma` plan; this file also holds its exact self-check
+// (integer operands: mma_exact()).
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -231,7 +233,15 @@ Status launch_mma(int ck, const bf* A, int lda, const bf* W, int ldw, const bf* 
   LTT_TRY(tensor_map(&ta, A, M, K, lda, kNT));
   auto* k = shard_mma_k<kNT>;
   const size_t smem = mma_smem(M, K, ck);
-  LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  // The kernel's allowance only ever raised, so that a launch captured in a
+  // graph earlier with more shared memory stays valid.
+  static std::atomic<size_t> allowed{0};
+  if (smem > allowed.load()) {
+    LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    size_t seen = allowed.load();
+    while (smem > seen && !allowed.compare_exchange_weak(seen, smem)) {
+    }
+  }
   cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg =
       cluster_config(static_cast<unsigned>(n / kRows), static_cast<unsigned>(ck), kThreads, smem, pdl, s, attr);
@@ -270,18 +280,24 @@ int shard_mma_plan(int M, int n, int K) {
 Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
                      bool no_neg_zero, bool pdl, cudaStream_t s, int ck) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (mma_sms() == 0)
+    return LTT_ERR(Errc::internal, "shard_mma_add: the device is not of compute capability 9.0, or this build's sm_90a "
+                   "image does not load on it");
   if (ck == 0) ck = shard_mma_plan(M, n, K);
-  if (ck == 0 || !mma_takes(ck, M, n, K) || mma_sms() == 0 || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) || !aligned(W))
-    return LTT_ERR(Errc::internal, "shard_mma_add: M ", M, " n ", n, " K ", K, " with ", ck, " slices (lda ", lda, ", ldw ",
-                   ldw, ") not taken: mma_takes() refuses it, the device is not of compute capability 9.0, or a row is "
-                   "not 16-byte aligned");
+  if (ck == 0)
+    return LTT_ERR(Errc::internal, "shard_mma_add: no plan for M ", M, " n ", n, " K ", K, " (plan_mma(): no cluster "
+                   "size that mma_takes() accepts puts the grid in one wave)");
+  if (!mma_takes(ck, M, n, K) || lda < K || ldw < K || lds < n || ldy < n || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) ||
+      !aligned(W))
+    return LTT_ERR(Errc::internal, "shard_mma_add: M ", M, " n ", n, " K ", K, " with ", ck, " blocks a cluster (lda ",
+                   lda, ", ldw ", ldw, ", lds ", lds, ", ldy ", ldy, ") not taken: mma_takes() refuses it, a leading "
+                   "dimension is shorter than its row, or a row is not 16-byte aligned");
   const int nnz = no_neg_zero;
   switch (mma_width(M)) {
 #define LTT_MMA_CASE(w) \
   case w: return launch_mma<w>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
     LTT_MMA_CASE(16)
     LTT_MMA_CASE(32)
-    LTT_MMA_CASE(48)
     LTT_MMA_CASE(64)
     LTT_MMA_CASE(80)
     LTT_MMA_CASE(96)

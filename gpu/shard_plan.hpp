@@ -126,18 +126,17 @@ bool gemv_plan_takes(GemvPlan pl, int M, int n, int K);
 GemvPlan plan_gemv(int M, int n, int K, int sms);
 
 // Tier 0's MMA kernel (shard_mma.cu), N given, M up to 128: Hopper's
-// warpgroup products (wgmma) with the tokens as the product's n (16, 32, 64
-// M rounded up to 16, zero past M) and W's rows as its 64 rows. A cluster
-// of ck blocks along K owns 64 output columns; block q takes K's chunks of
-// 64 q, q + ck, q + 2 ck, ... (its slice: K / ck elements). Its
-// first warpgroup brings that slice of W's 64 rows into shared memory (all
-// of it in flight at once, in chunks of 64 K elements, before the wait for
-// the kernel that writes N) by the tensor copy unit (TMA), and multiplies;
-// its second issues N's slice's copies, in the same chunks, after that wait.
-// The product of chunk j starts as soon as both of its operands are in. The ck partial products meet through
-// distributed shared memory in slice order, then S, then one rounding.
-// The wgmma instructions exist on compute capability 9.0 only (an sm_90a
-// image).
+// warpgroup products (wgmma) with the tokens as the product's n
+// (mma_width(M), zero past M) and W's rows as its 64 rows. A cluster of ck
+// blocks along K owns 64 output columns; block q takes K's chunks of 64
+// elements q, q + ck, q + 2 ck, ... (its share: K / ck elements). One of its
+// threads issues the copies of its share of W's 64 rows into shared memory
+// by the tensor copy unit (TMA), all at once, a barrier a chunk, before the
+// wait for the kernel that writes N; another issues N's, in the same
+// chunks, after that wait; its first warpgroup multiplies chunk j as soon
+// as chunk j's barrier completes. The ck partial products meet through
+// distributed shared memory in block order, then S, then one rounding. The
+// wgmma instructions exist on compute capability 9.0 only (an sm_90a image).
 namespace mma {
 constexpr int kThreads = 256;          // two warpgroups: W and the products; N
 constexpr int kRows = 64;              // output columns a cluster: the product's m

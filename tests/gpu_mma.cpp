@@ -2,10 +2,12 @@
 // products and sums fp32 holds exactly in any order, so that every element
 // of Y must be exactly the bf16 of the exact N W^T + S: a misplaced
 // swizzle, fragment, slice, stride or token edge shows as a wrong element,
-// with no tolerance to hide it. Every product width (16 .. 128 tokens in
-// steps of 16, and M off them), every cluster size along K, one to eight chunks a slice, and
-// k3's shards. Needs a GPU of compute capability 9.0: elsewhere it says it
-// is skipped (the ctest entry gpu.mma_exact reports the skip).
+// with no tolerance to hide it. Every product width (mma_width(): 16 ..
+// 128 tokens, and M off them), every cluster size along K, one to eight
+// chunks a block at every width, the most chunks that fit the shared memory
+// at each width (22 at n 16 .. 8 at 128), and k3's shards. Needs a GPU of
+// compute capability 9.0: elsewhere it says it is skipped (the ctest entry
+// gpu.mma_exact reports the skip).
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -26,7 +28,14 @@ TEST_CASE("gpu_mma: integer operands give the exact product at every width and c
   for (int M : {1, 16, 17, 64, 128}) {
     shapes.push_back({M, 896, 3584, 8});  // k3, T 8
     shapes.push_back({M, 448, 3584, 8});  // k3, T 16
-    shapes.push_back({M, 64, 4096, 8});   // eight chunks a slice at every width
+    shapes.push_back({M, 64, 4096, 8});   // eight chunks a block
+  }
+  // The most chunks a block at each width (one block a cluster): 22 at n 16,
+  // 18 at 32, 13 at 64, 11 at 80, 10 at 96, 8 at 112 and 128.
+  for (const Shape& s : {Shape{16, 64, 1408, 1}, Shape{32, 64, 1152, 1}, Shape{64, 128, 832, 1}, Shape{80, 64, 704, 1},
+                         Shape{96, 64, 640, 1}, Shape{112, 64, 512, 1}, Shape{128, 64, 512, 1}}) {
+    shapes.push_back(s);
+    CHECK_FALSE(mma_takes(1, s.M, s.n, s.K + 64));  // one chunk more does not fit
   }
   for (const Shape& s : shapes) {
     CAPTURE(s.M);

@@ -353,5 +353,10 @@ TEST_CASE("gpu_plan: the MMA kernel's shapes and slices (mma_takes, plan_mma)") 
   CHECK(plan_mma(5, 128, 128, kSms) == 2);
   CHECK(plan_mma(5, 64, 64, kSms) == 1);
   CHECK(plan_mma(5, 96, 3584, kSms) == 0);
-  CHECK(plan_mma(5, 7168 * 4, 3584, kSms) == 0);  // 448 column tiles: more than one wave even unsplit
+  CHECK(plan_mma(5, 7168 * 4, 3584, kSms) == 0);  // 448 column tiles: 4 and 8 a cluster past one wave; fewer do not fit
+  CHECK(mma_takes(8, 5, 7168 * 4, 3584));
+  CHECK(plan_mma(5, 1024 / 8, 256, kSms) == 4);   // the ctest entries' L 256, 128 and 1344 at H 1024, T 8
+  CHECK(plan_mma(5, 1024 / 8, 128, kSms) == 2);
+  CHECK(plan_mma(16, 1024 / 8, 1344, kSms) == 1);  // 21 chunks a block: only n 16 fits
+  CHECK(plan_mma(17, 1024 / 8, 1344, kSms) == 0);
 }
