@@ -347,12 +347,8 @@ __global__ void idle_k(int sync) {
 Result<Timing> time_launch_clusters(int ck, bool sync, int reps) {
   auto rt = runtime_init(nullptr);
   if (!rt.ok()) return rt.error();
-  if (ck > 0) {
-    int dev = 0, major = 0;
-    LTT_CUDA(cudaGetDevice(&dev));
-    LTT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    if (major < 9) return LTT_USAGE("clusters of blocks need compute capability 9.0 (this device: ", major, ".x)");
-  }
+  if (ck > 0 && cluster_sms(device_caps()) <= 0)
+    return LTT_USAGE("clusters of blocks need compute capability 9.0 (not this device)");
   constexpr size_t smem = 78848;
   LTT_CUDA(cudaFuncSetAttribute(idle_k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   return timed_graph(rt->s, reps, kGraphCalls, [&](int) -> Status {

@@ -1,10 +1,13 @@
-// Device query through the CUDA runtime; every call's status is checked.
+// Device query through the CUDA runtime; every call's status is checked:
+// what the reports say of the build and devices, and the capabilities the
+// tier 0 kernels' plans ask for.
 #include <cuda_runtime.h>
 #ifdef LTT_HAVE_NCCL
 #include <nccl.h>
 #endif
 
 #include "device.hpp"
+#include "kernels.cuh"
 #include "status.hpp"
 
 namespace ltt::gpu {
@@ -33,6 +36,19 @@ DeviceInfo device_info() {
   d.description = cat("cuda built (runtime ", runtime / 1000, ".", (runtime % 1000) / 10, ", ", nccl, "), ",
                       d.devices, " device(s): ", name);
   return d;
+}
+
+DeviceCaps device_caps() {
+  int dev = 0;
+  DeviceCaps c;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&c.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&c.minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&c.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return DeviceCaps{};
+  }
+  return c;
 }
 
 }  // namespace ltt::gpu

@@ -1,9 +1,12 @@
 // The element-wise device functions every kernel file shares: bf16 <-> fp32,
 // RMSNorm's rstd and its output element (the contract's rounding points),
-// the programmatic-launch trigger and wait, and a launch that asks for it.
+// the programmatic-launch trigger and wait, and a launch that asks for it;
+// the cluster kernels' sum of their blocks' partials.
 // One definition, so that the tier 0 kernels and the RMSNorm kernels round
 // alike.
 #pragma once
+
+#include <cooperative_groups.h>
 
 #include "cuda_check.cuh"
 #include "kernels.cuh"
@@ -43,6 +46,29 @@ __device__ __forceinline__ uint4 normalised8(uint4 z, uint4 g, float rstd, int f
   for (int k = 0; k < 8; ++k) y[k] = normalised(f(e[k]), rstd, f(gw[k]), fused);
   return o;
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// An output of a tier 0 kernel whose cluster of ck (<= kMaxBlocks) blocks
+// split K (shard_gemv.cu's cluster form, shard_mma.cu): the blocks' fp32
+// partials at `own`'s place in each block's shared memory added in block
+// order 0 .. ck - 1, then s, one rounding, -0 made +0 when nnz.
+template <int kMaxBlocks>
+__device__ __forceinline__ bf cluster_sum_round(cooperative_groups::cluster_group& cluster, float* own, int ck, float s,
+                                                int nnz) {
+  float pv[kMaxBlocks];
+#pragma unroll
+  for (int p = 0; p < kMaxBlocks; ++p)
+    if (p < ck) pv[p] = *cluster.map_shared_rank(own, p);
+  float acc = pv[0];
+#pragma unroll
+  for (int p = 1; p < kMaxBlocks; ++p)
+    if (p < ck) acc = __fadd_rn(acc, pv[p]);
+  acc = __fadd_rn(acc, s);
+  bf y = r(acc);
+  if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
+  return y;
+}
+#endif
 
 // A kernel that makes what a programmatic dependent reads lets that
 // dependent start at once: the dependent still waits for this grid's

@@ -25,6 +25,17 @@ namespace ltt::gpu {
 using bf = __nv_bfloat16;
 constexpr uint16_t kNegZero = 0x8000;  // bf16 -0: the Lamport empty sentinel
 
+// The current device's compute capability, multiprocessors and opt-in
+// shared memory a block (device.cu); major -1 when it cannot be asked (no
+// device: the error is cleared). The tier 0 kernels' plans ask it.
+struct DeviceCaps {
+  int major = -1, minor = 0, sms = 0, smem_optin = 0;
+};
+DeviceCaps device_caps();
+// Its multiprocessors where it has clusters (compute capability 9.0 or
+// later), else 0; -1 when it cannot be asked.
+inline int cluster_sms(const DeviceCaps& c) { return c.major < 0 ? -1 : c.major >= 9 ? c.sms : 0; }
+
 // Which terms a reduction adds: all T (the default), or, planted as mutants,
 // one rank's partial left out (drop) or counted twice (twice).
 struct Terms {

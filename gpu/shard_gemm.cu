@@ -203,12 +203,9 @@ cudaLaunchConfig_t config(const ShardGemmPlan& pl, int n, bool pdl, cudaStream_t
 }  // namespace
 
 ShardGemmPlan shard_gemm_plan(int M, int n, int K, int force_ct) {
-  int dev = 0, major = 0, optin = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return {};
-  if (major < 9) return {};
+  const DeviceCaps caps = device_caps();
+  if (cluster_sms(caps) <= 0) return {};  // no device, or no clusters
+  const int optin = caps.smem_optin, sms = caps.sms;
   const ShardGemmPlan best = plan_shard_gemm(M, n, K, force_ct, sms, static_cast<size_t>(optin));
   if (!best.ks) return {};
   // The kernels may take up to the device's whole opt-in shared memory (set

@@ -375,18 +375,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster.sync();  // every slice's partial complete
   const auto emit = [&](int e, float s_val) {
     const int m = e / kW, c = e % kW;
-    float pv[kMaxSlices];
-#pragma unroll
-    for (int p = 0; p < kMaxSlices; ++p)
-      if (p < ck) pv[p] = *cluster.map_shared_rank(bp + m * kW + c, p);
-    float acc = pv[0];
-#pragma unroll
-    for (int p = 1; p < kMaxSlices; ++p)
-      if (p < ck) acc = __fadd_rn(acc, pv[p]);
-    acc = __fadd_rn(acc, s_val);
-    bf y = r(acc);
-    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    Y[static_cast<size_t>(m) * ldy + col0 + c] = y;
+    Y[static_cast<size_t>(m) * ldy + col0 + c] = cluster_sum_round<kMaxSlices>(cluster, bp + m * kW + c, ck, s_val, nnz);
   };
 #pragma unroll
   for (int it = 0; it < kPre; ++it) {
@@ -432,27 +421,8 @@ Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, c
   }
 }
 
-// The current device's compute capability (major) and multiprocessors;
-// major -1 when it cannot be asked.
-struct Caps {
-  int major = -1, sms = 0;
-};
-Caps device_caps() {
-  int dev = 0;
-  Caps c;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&c.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return Caps{};
-  }
-  return c;
-}
-// Its multiprocessors where it has clusters (compute capability 9.0 or
-// later), else 0; -1 when it cannot be asked.
-int cluster_sms(const Caps& c) { return c.major < 0 ? -1 : c.major >= 9 ? c.sms : 0; }
-
 // gemv_plan() on a device of capabilities c.
-Result<GemvPlan> gemv_plan_on(const Caps& c, int M, int n, int K) {
+Result<GemvPlan> gemv_plan_on(const DeviceCaps& c, int M, int n, int K) {
   const int sms = cluster_sms(c);
   if (sms < 0) return LTT_ERR(Errc::internal, "no CUDA device to plan tier 0's few-token kernel on");
   const char* env = std::getenv("LTT_TIER0_GEMV_PLAN");
@@ -489,7 +459,7 @@ Result<GemvPlan> gemv_plan_on(const Caps& c, int M, int n, int K) {
 Result<GemvPlan> gemv_plan(int M, int n, int K) { return gemv_plan_on(device_caps(), M, n, K); }
 
 bool shard_gemv_available(int M, int n, int K, bool normalising) {
-  const Caps c = device_caps();
+  const DeviceCaps c = device_caps();
   if (c.major < 8) return false;  // also: no device to ask
   if (normalising) return gemv_takes(M, n, K, true);
   auto pl = gemv_plan_on(c, M, n, K);

@@ -49,9 +49,9 @@ using mma::kChunk;
 using mma::kRows;
 using mma::kThreads;
 
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // An mbarrier: one arrival (with the bytes the copies will bring), phase 0.
 __device__ __forceinline__ void bar_init(uint32_t bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
@@ -92,7 +92,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   namespace cgs = cooperative_groups;
   constexpr int kLd = mma_part_ld(kNT);  // the partial product's rows (output columns), padded
   constexpr int kPre = 4;                // S elements a thread fetches before the products
-  constexpr int kMaxSlices = mma::kMaxSlices;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw), base = (raw + 1023u) & ~1023u;  // swizzled tiles: 1024-byte aligned
   cgs::cluster_group cluster = cgs::this_cluster();
@@ -166,18 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster.sync();  // every slice's partial complete
   const auto emit = [&](int e, float s_val) {
     const int c = q * cq + e % cq, m = e / cq;
-    float pv[kMaxSlices];
-#pragma unroll
-    for (int p = 0; p < kMaxSlices; ++p)
-      if (p < ck) pv[p] = *cluster.map_shared_rank(part + c * kLd + m, p);
-    float acc = pv[0];
-#pragma unroll
-    for (int p = 1; p < kMaxSlices; ++p)
-      if (p < ck) acc = __fadd_rn(acc, pv[p]);
-    acc = __fadd_rn(acc, s_val);
-    bf y = r(acc);
-    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    Y[static_cast<size_t>(m) * ldy + col0 + c] = y;
+    Y[static_cast<size_t>(m) * ldy + col0 + c] = cluster_sum_round<mma::kMaxSlices>(cluster, part + c * kLd + m, ck, s_val, nnz);
   };
 #pragma unroll
   for (int it = 0; it < kPre; ++it) {
@@ -252,20 +240,14 @@ Status launch_mma(int ck, const bf* A, int lda, const bf* W, int ldw, const bf* 
 // The device's multiprocessors where it runs the kernel (compute capability
 // 9.0 and this build's sm_90a image loads on it), else 0.
 int mma_sms() {
-  int dev = 0, major = 0, minor = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  if (major != 9 || minor != 0) return 0;
+  const DeviceCaps c = device_caps();
+  if (c.major != 9 || c.minor != 0) return 0;
   cudaFuncAttributes fa{};
   if (cudaFuncGetAttributes(&fa, shard_mma_k<16>) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
-  return sms;
+  return c.sms;
 }
 
 }  // namespace
@@ -280,10 +262,11 @@ int shard_mma_plan(int M, int n, int K) {
 Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
                      bool no_neg_zero, bool pdl, cudaStream_t s, int ck) {
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (mma_sms() == 0)
+  const int sms = mma_sms();
+  if (sms == 0)
     return LTT_ERR(Errc::internal, "shard_mma_add: the device is not of compute capability 9.0, or this build's sm_90a "
                    "image does not load on it");
-  if (ck == 0) ck = shard_mma_plan(M, n, K);
+  if (ck == 0) ck = plan_mma(M, n, K, sms);
   if (ck == 0)
     return LTT_ERR(Errc::internal, "shard_mma_add: no plan for M ", M, " n ", n, " K ", K, " (plan_mma(): no cluster "
                    "size that mma_takes() accepts puts the grid in one wave)");
