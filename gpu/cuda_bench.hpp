@@ -76,6 +76,10 @@ struct Tier0Variant {
 };
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v = {});
+#if defined(LTT_MMA_TRACE)
+// The MMA kernel's phases in its last launch (a diagnostic build: CMake's LTT_MMA_TRACE; shard_mma.cu).
+Result<std::string> mma_trace();
+#endif
 // The all-reduce of R over all T fake ranks of one GPU ([M, L] each, the
 // contract's one-shot or ring order, ltt's kernel): every rank's input read
 // and its output written, all in the one device's memory; CUDA-graph replay,

@@ -27,6 +27,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -80,6 +81,33 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* m, int
 }
 #endif
 
+#if defined(LTT_MMA_TRACE)
+// The kernel's own timeline (a build option, CMake's LTT_MMA_TRACE, off in
+// every normal build): thread 0 of each block stamps the global timer and its
+// SM's clock at each phase of the last launch; at entry it first keeps the
+// previous launch's exit stamp of the same block (mark kPrevExit), so that
+// the gap between two launches shows. mma_trace() (below) summarises.
+constexpr int kTraceBlocks = 1024, kMarks = 12, kPrevExit = 11;
+__device__ unsigned long long g_trace[kTraceBlocks][kMarks][2];
+int g_trace_blocks = 0;  // the last launch's blocks (host)
+__device__ __forceinline__ void mark(int i) {
+  const int b = static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x);
+  if (threadIdx.x != 0 || b >= kTraceBlocks) return;
+  unsigned long long g;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+  const unsigned long long c = clock64();
+  if (i == 0) {
+    g_trace[b][kPrevExit][0] = g_trace[b][10][0];
+    g_trace[b][kPrevExit][1] = g_trace[b][10][1];
+  }
+  g_trace[b][i][0] = g;
+  g_trace[b][i][1] = c;
+}
+#define LTT_MARK(i) mark(i)
+#else
+#define LTT_MARK(i) ((void)0)
+#endif
+
 // Grid (n / 64, ck) blocks of 256 threads in clusters of (1, ck); kNT =
 // mma_width(M); mma_smem(M, K, ck) bytes of dynamic shared memory. tw: W's
 // map ([n rows, K], boxes of 64 rows x 64); ta: N's ([M rows, K], boxes of
@@ -93,6 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr int kLd = mma_part_ld(kNT);  // the partial product's rows (output columns), padded
   constexpr int kPre = 4;                // S elements a thread fetches before the products
   extern __shared__ __align__(16) unsigned char smem_raw[];
+  LTT_MARK(0);
   const uint32_t raw = smem_u32(smem_raw), base = (raw + 1023u) & ~1023u;  // swizzled tiles: 1024-byte aligned
   cgs::cluster_group cluster = cgs::this_cluster();
   const int ck = static_cast<int>(cluster.num_blocks()), q = static_cast<int>(cluster.block_rank());
@@ -115,6 +144,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   if (tid == kThreads / 2) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&ta)) : "memory");
   __syncthreads();
+  LTT_MARK(1);
   allow_dependents();
   if (tid == 0) {  // W's chunks, all at once, before the wait for the kernel that writes N
     for (int j = 0; j < chunks; ++j) {
@@ -122,7 +152,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_load(sW + static_cast<uint32_t>(j * kRows * 128), &tw, kx(j), col0, bars + 8 * j);
     }
   }
+  LTT_MARK(2);
   wait_dependencies();
+  LTT_MARK(3);
   if (tid == kThreads / 2) {  // N's, on the same barriers
     for (int j = 0; j < chunks; ++j)
       tma_load(sN + static_cast<uint32_t>(j * kNT * 128), &ta, kx(j), 0, bars + 8 * j);
@@ -144,6 +176,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll 1
     for (int j = 0; j < chunks; ++j) {
       bar_wait(bars + 8 * j);  // chunk j of W and of N in
+      if (j == 0) LTT_MARK(4);
+      if (j == chunks - 1) LTT_MARK(5);
       wgmma::fence();
 #pragma unroll
       for (int s = 0; s < kChunk / 16; ++s)
@@ -153,6 +187,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   wgmma::wait<0>();  // (nothing in flight on the second warpgroup)
+  LTT_MARK(6);
   if (wg == 0) {
     // d[j]: output column 16 (t / 32) + (t % 32) / 4 + 8 ((j / 2) % 2), token 8 (j / 4) + 2 (t % 4) + j % 2.
     const int w = t / 32, l = t % 32;
@@ -162,7 +197,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       *reinterpret_cast<float2*>(part + row * kLd + col) = make_float2(d[j], d[j + 1]);
     }
   }
+  LTT_MARK(7);
   cluster.sync();  // every slice's partial complete
+  LTT_MARK(8);
   const auto emit = [&](int e, float s_val) {
     const int c = q * cq + e % cq, m = e / cq;
     Y[static_cast<size_t>(m) * ldy + col0 + c] = cluster_sum_round<mma::kMaxSlices>(cluster, part + c * kLd + m, ck, s_val, nnz);
@@ -173,7 +210,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (e < outs) emit(e, f(s_pre[it]));
   }
   for (int e = kPre * kThreads + tid; e < outs; e += kThreads) emit(e, f(s_at(e)));
+  LTT_MARK(9);
   cluster.sync();  // no block leaves while a sibling still reads its partial
+  LTT_MARK(10);
 #else
   __trap();  // wgmma needs sm_90a: shard_mma_device() keeps every other device off this kernel
 #endif
@@ -234,6 +273,9 @@ Status launch_mma(int ck, const bf* A, int lda, const bf* W, int ldw, const bf* 
   const cudaLaunchConfig_t cfg =
       cluster_config(static_cast<unsigned>(n / kRows), static_cast<unsigned>(ck), kThreads, smem, pdl, s, attr);
   LTT_CUDA(cudaLaunchKernelEx(&cfg, k, tw, ta, S, lds, Y, ldy, M, K, nnz));
+#if defined(LTT_MMA_TRACE)
+  g_trace_blocks = n / kRows * ck;
+#endif
   return {};
 }
 
@@ -251,6 +293,39 @@ int mma_sms() {
 }
 
 }  // namespace
+
+#if defined(LTT_MMA_TRACE)
+Result<std::string> mma_trace() {
+  LTT_CUDA(cudaDeviceSynchronize());
+  const int nb = std::min(g_trace_blocks, kTraceBlocks);
+  if (nb == 0) return LTT_USAGE("mma_trace: the MMA kernel has not run");
+  std::vector<unsigned long long> h(static_cast<size_t>(kTraceBlocks) * kMarks * 2);
+  LTT_CUDA(cudaMemcpyFromSymbol(h.data(), g_trace, h.size() * sizeof(unsigned long long)));
+  const auto at = [&](int b, int i, int k) { return h[(static_cast<size_t>(b) * kMarks + i) * 2 + k]; };
+  unsigned long long t0 = ~0ull, prev = 0;
+  for (int b = 0; b < nb; ++b) t0 = std::min(t0, at(b, 0, 0)), prev = std::max(prev, at(b, kPrevExit, 0));
+  const auto stats = [&](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return cat(v.front(), " / ", v[v.size() / 2], " / ", v.back());
+  };
+  static const char* const names[] = {"entry", "barriers set", "W issued", "dependency met", "chunk 0 in", "last chunk in",
+                                      "products done", "partial stored", "cluster sync 1", "outputs written", "exit"};
+  std::string out = cat("# mma trace, ", nb, " blocks: ns from the first block's entry (global timer), min / median / max;"
+                        " then the block's own cycles since the mark before, median / max\n");
+  out += cat("#   previous launch's last exit: ", prev ? static_cast<double>(prev) - static_cast<double>(t0) : 0.0, " ns\n");
+  for (int i = 0; i <= 10; ++i) {
+    std::vector<double> g, c;
+    for (int b = 0; b < nb; ++b) {
+      g.push_back(static_cast<double>(at(b, i, 0) - t0));
+      if (i > 0) c.push_back(static_cast<double>(at(b, i, 1) - at(b, i - 1, 1)));
+    }
+    std::sort(c.begin(), c.end());
+    out += cat("#   ", i, " ", names[i], ": ", stats(g), i > 0 ? cat(";  cycles ", c[c.size() / 2], " / ", c.back()) : "",
+               "\n");
+  }
+  return out;
+}
+#endif
 
 bool shard_mma_device() { return mma_sms() > 0; }
 

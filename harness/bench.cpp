@@ -179,6 +179,13 @@ Result<int> run_bench(const BenchOptions& o) {
         row("tier0-gemv-kernel", p, *tgk, bytes - 2 * L, flops);
       }
       if (tm.ok()) row("tier0-mma", p, *tm, bytes, flops);
+#if defined(LTT_MMA_TRACE)
+      if (tm.ok()) {
+        auto tr = gpu::mma_trace();
+        if (!tr.ok()) return tr.error();
+        std::printf("# tier0-mma T %d M %d (behind the RMSNorm kernel):\n%s", p.T, p.M, tr->c_str());
+      }
+#endif
       // The MMA kernel alone (N given), by its own plan and with each
       // cluster size along K forced.
       if (tm.ok()) {
@@ -187,6 +194,11 @@ Result<int> run_bench(const BenchOptions& o) {
         auto tk = gpu::time_tier0_kernel(p, in, o.reps, false, v);
         if (!tk.ok()) return tk.error();
         row("tier0-mma-kernel", p, *tk, bytes - 2 * L, flops);
+#if defined(LTT_MMA_TRACE)
+        auto tr = gpu::mma_trace();
+        if (!tr.ok()) return tr.error();
+        std::printf("# tier0-mma-kernel T %d M %d:\n%s", p.T, p.M, tr->c_str());
+#endif
         for (int ck : {1, 2, 4, 8}) {
           if (!gpu::mma_takes(ck, p.M, p.Hs(), p.L)) continue;
           v.mma_ck = ck;
