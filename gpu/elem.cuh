@@ -49,7 +49,7 @@ __device__ __forceinline__ uint4 normalised8(uint4 z, uint4 g, float rstd, int f
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // An output of a tier 0 kernel whose cluster of ck (<= kMaxBlocks) blocks
-// split K (shard_gemv.cu's cluster form, shard_mma.cu): the blocks' fp32
+// split K (shard_gemv.cu's cluster form): the blocks' fp32
 // partials at `own`'s place in each block's shared memory added in block
 // order 0 .. ck - 1, then s, one rounding, -0 made +0 when nnz.
 template <int kMaxBlocks>

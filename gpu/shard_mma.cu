@@ -16,11 +16,13 @@
 // while that kernel finishes); another issues N's, on the same barriers,
 // after that wait. The first warpgroup issues chunk j's 4 products (K steps
 // of 16) as soon as its barrier completes, while the later chunks are still
-// arriving. The block's fp32 partial product goes to shared memory; the
-// cluster's ck partials are added through distributed shared memory in
-// block order, then S, then the rounding (block q makes the outputs of
-// columns 64 / ck q .. 64 / ck (q + 1) - 1). Every order is fixed: the same
-// bits on every run and every rank. What the kernel computes is
+// arriving. Block q makes the outputs of the cluster's columns 64 / ck q ..
+// 64 / ck (q + 1) - 1: every block stores its fp32 partial product of those
+// columns into block q's shared memory (distributed shared memory, posted
+// stores) and arrives on a barrier there; block q then adds the ck partials
+// in block order, then S, then rounds once. No block reads another's shared
+// memory, so no cluster-wide barrier waits for the slowest block twice.
+// Every order is fixed: the same bits on every run and every rank. What the kernel computes is
 // shard_plan.hpp's `mma` plan; this file also holds its exact self-check
 // (integer operands: mma_exact()).
 #include <cooperative_groups.h>
@@ -53,9 +55,9 @@ using mma::kThreads;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 
-// An mbarrier: one arrival (with the bytes the copies will bring), phase 0.
-__device__ __forceinline__ void bar_init(uint32_t bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
+// An mbarrier: `arrivals` arrivals (one by default, with the bytes the copies will bring), phase 0.
+__device__ __forceinline__ void bar_init(uint32_t bar, uint32_t arrivals = 1) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
 }
 // The arrival, announcing `bytes` to come by bulk copies.
 __device__ __forceinline__ void bar_expect(uint32_t bar, uint32_t bytes) {
@@ -69,6 +71,35 @@ __device__ __forceinline__ void bar_wait(uint32_t bar) {
       "@!done bra WAIT;\n}\n" ::"r"(bar)
       : "memory");
 }
+// Until phase 0 completes, with acquire at cluster scope: what the other
+// blocks of the cluster wrote before their (release) arrivals is visible.
+__device__ __forceinline__ void bar_wait_cluster(uint32_t bar) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAITC:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
+      "@!done bra WAITC;\n}\n" ::"r"(bar)
+      : "memory");
+}
+// The shared::cluster address of `addr` (this block's shared memory) in block `rank` of the cluster.
+__device__ __forceinline__ uint32_t cluster_addr(uint32_t addr, uint32_t rank) {
+  uint32_t a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(a) : "r"(addr), "r"(rank));
+  return a;
+}
+// Two fp32 into the shared memory of a block of the cluster (a posted store).
+__device__ __forceinline__ void st_cluster(uint32_t addr, float x, float y) {
+  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+// One arrival on a barrier of a block of the cluster, releasing this
+// thread's earlier writes at cluster scope.
+__device__ __forceinline__ void arrive_cluster(uint32_t bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// The cluster's split barrier: every thread arrives (relaxed: what it must
+// publish is published by a fence before) and later waits.
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory"); }
+
 // The box of tensor map m at (x: K, y: rows) into shared memory at dst,
 // counted on barrier bar (the tensor copy unit: 128-byte swizzled rows, rows
 // past the map's zero-filled).
@@ -118,10 +149,10 @@ __global__ void __launch_bounds__(kThreads, 1)
                 int ldy, int M, int K, int nnz) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   namespace cgs = cooperative_groups;
-  constexpr int kLd = mma_part_ld(kNT);  // the partial product's rows (output columns), padded
+  constexpr int kLd = mma_part_ld(kNT);  // a received partial's rows (tokens), padded
   constexpr int kPre = 4;                // S elements a thread fetches before the products
-  extern __shared__ __align__(16) unsigned char smem_raw[];
   LTT_MARK(0);
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw), base = (raw + 1023u) & ~1023u;  // swizzled tiles: 1024-byte aligned
   cgs::cluster_group cluster = cgs::this_cluster();
   const int ck = static_cast<int>(cluster.num_blocks()), q = static_cast<int>(cluster.block_rank());
@@ -133,25 +164,29 @@ __global__ void __launch_bounds__(kThreads, 1)
   // copies together cover ck chunks side by side of every row.
   const auto kx = [&](int j) { return (j * ck + q) * kChunk; };
   // Shared memory (mma_smem()): W's chunks [chunks][64 rows][128 bytes], N's
-  // [chunks][kNT rows][128 bytes], the partial [64][kLd] fp32, a barrier a chunk.
+  // [chunks][kNT rows][128 bytes], the received partials [ck][cq][kLd] fp32
+  // (block p's partial of this block's cq output columns at [p]), a barrier
+  // a chunk, then the barrier of the received partials.
+  const int cq = kRows / ck;  // the output columns a block makes: cq q .. cq (q + 1) - 1 of the cluster's 64
   const uint32_t sW = base, sN = base + static_cast<uint32_t>(chunks * kRows * 128);
-  float* part = reinterpret_cast<float*>(smem_raw + (base - raw) + static_cast<size_t>(chunks) * (kRows + kNT) * 128);
-  const uint32_t bars = smem_u32(part + kRows * kLd);
-  if (tid == 0) {
+  const uint32_t sRecv = base + static_cast<uint32_t>(chunks * (kRows + kNT) * 128);
+  const float* recv = reinterpret_cast<const float*>(smem_raw + (sRecv - raw));
+  const uint32_t bars = sRecv + static_cast<uint32_t>(kRows * kLd * 4), bar_red = bars + 8 * static_cast<uint32_t>(chunks);
+  if (tid == 0) {  // the barriers, then W's chunks, all at once, before the wait for the kernel that writes N
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tw)) : "memory");
     for (int j = 0; j < chunks; ++j) bar_init(bars + 8 * j);
+    bar_init(bar_red, static_cast<uint32_t>(ck * 128));  // every product thread of every block of the cluster
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  if (tid == kThreads / 2) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&ta)) : "memory");
-  __syncthreads();
-  LTT_MARK(1);
-  allow_dependents();
-  if (tid == 0) {  // W's chunks, all at once, before the wait for the kernel that writes N
     for (int j = 0; j < chunks; ++j) {
       bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + kNT) * 128));
       tma_load(sW + static_cast<uint32_t>(j * kRows * 128), &tw, kx(j), col0, bars + 8 * j);
     }
   }
+  if (tid == kThreads / 2) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&ta)) : "memory");
+  __syncthreads();  // the chunks' barriers set before any thread waits on one
+  cluster_arrive();  // this block's barrier of the received partials set (waited for before the first remote arrival)
+  LTT_MARK(1);
+  allow_dependents();
   LTT_MARK(2);
   wait_dependencies();
   LTT_MARK(3);
@@ -161,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // This block's outputs: e = it kThreads + tid (column q cq + e % cq of
   // the cluster's 64, token e / cq); the first kPre's S fetched now.
-  const int cq = kRows / ck, outs = cq * M, c0 = col0 + q * cq;
+  const int outs = cq * M, c0 = col0 + q * cq;
   const auto s_at = [&](int e) { return S[static_cast<size_t>(e / cq) * lds + c0 + e % cq]; };
   bf s_pre[kPre];
 #pragma unroll
@@ -188,21 +223,39 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   wgmma::wait<0>();  // (nothing in flight on the second warpgroup)
   LTT_MARK(6);
+  cluster_wait();  // every block's barrier of the received partials set
+  LTT_MARK(7);
   if (wg == 0) {
+    // The partial goes to the blocks that make its columns (posted stores
+    // into their shared memory), then one arrival on each block's barrier.
     // d[j]: output column 16 (t / 32) + (t % 32) / 4 + 8 ((j / 2) % 2), token 8 (j / 4) + 2 (t % 4) + j % 2.
     const int w = t / 32, l = t % 32;
 #pragma unroll
     for (int j = 0; j < kNT / 2; j += 2) {
       const int row = 16 * w + l / 4 + 8 * ((j / 2) % 2), col = 8 * (j / 4) + 2 * (l % 4);
-      *reinterpret_cast<float2*>(part + row * kLd + col) = make_float2(d[j], d[j + 1]);
+      const int owner = row / cq, slot = (q * cq + row % cq) * kLd + col;
+      st_cluster(cluster_addr(sRecv + static_cast<uint32_t>(slot * 4), static_cast<uint32_t>(owner)), d[j], d[j + 1]);
     }
+    for (int p = 0; p < ck; ++p) arrive_cluster(cluster_addr(bar_red, static_cast<uint32_t>(p)));
   }
-  LTT_MARK(7);
-  cluster.sync();  // every slice's partial complete
   LTT_MARK(8);
+  bar_wait_cluster(bar_red);  // the cluster's ck partials of this block's columns in
+  LTT_MARK(9);
+  // Output e: the partials added in block order, then S, one rounding, -0 made +0.
   const auto emit = [&](int e, float s_val) {
-    const int c = q * cq + e % cq, m = e / cq;
-    Y[static_cast<size_t>(m) * ldy + col0 + c] = cluster_sum_round<mma::kMaxSlices>(cluster, part + c * kLd + m, ck, s_val, nnz);
+    const int c = e % cq, m = e / cq;
+    float pv[mma::kMaxSlices];
+#pragma unroll
+    for (int p = 0; p < mma::kMaxSlices; ++p)
+      if (p < ck) pv[p] = recv[(p * cq + c) * kLd + m];
+    float acc = pv[0];
+#pragma unroll
+    for (int p = 1; p < mma::kMaxSlices; ++p)
+      if (p < ck) acc = __fadd_rn(acc, pv[p]);
+    acc = __fadd_rn(acc, s_val);
+    bf y = r(acc);
+    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
+    Y[static_cast<size_t>(m) * ldy + c0 + c] = y;
   };
 #pragma unroll
   for (int it = 0; it < kPre; ++it) {
@@ -210,8 +263,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (e < outs) emit(e, f(s_pre[it]));
   }
   for (int e = kPre * kThreads + tid; e < outs; e += kThreads) emit(e, f(s_at(e)));
-  LTT_MARK(9);
-  cluster.sync();  // no block leaves while a sibling still reads its partial
+  // No cluster barrier at the end: no block reads another's shared memory,
+  // and every write into a block's lands before its barrier completes.
   LTT_MARK(10);
 #else
   __trap();  // wgmma needs sm_90a: shard_mma_device() keeps every other device off this kernel
@@ -308,8 +361,9 @@ Result<std::string> mma_trace() {
     std::sort(v.begin(), v.end());
     return cat(v.front(), " / ", v[v.size() / 2], " / ", v.back());
   };
-  static const char* const names[] = {"entry", "barriers set", "W issued", "dependency met", "chunk 0 in", "last chunk in",
-                                      "products done", "partial stored", "cluster sync 1", "outputs written", "exit"};
+  static const char* const names[] = {"entry", "W issued", "dependents allowed", "dependency met", "chunk 0 in",
+                                      "last chunk in", "products done", "cluster wait", "partial sent", "partials in",
+                                      "exit"};
   std::string out = cat("# mma trace, ", nb, " blocks: ns from the first block's entry (global timer), min / median / max;"
                         " then the block's own cycles since the mark before, median / max\n");
   out += cat("#   previous launch's last exit: ", prev ? static_cast<double>(prev) - static_cast<double>(t0) : 0.0, " ns\n");

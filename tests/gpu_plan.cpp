@@ -326,7 +326,7 @@ TEST_CASE("gpu_plan: the MMA kernel's shapes and slices (mma_takes, plan_mma)") 
   }
   // Shared memory at the widest product: 1 KB slack, 7 chunks of W (8 KB)
   // and of N (16 KB), the partial 64 x 132 fp32, 7 barriers.
-  CHECK(mma_smem(128, 3584, 8) == 1024 + 7 * (8192 + 16384) + 64 * 132 * 4 + 7 * 8);
+  CHECK(mma_smem(128, 3584, 8) == 1024 + 7 * (8192 + 16384) + 64 * 132 * 4 + 8 * 8);
   // Eight chunks a slice (K 4096 over 8) still fit at M 128; nine do not.
   CHECK(mma_takes(8, 128, 896, 4096));
   CHECK_FALSE(mma_takes(8, 128, 896, 4608));
