@@ -17,12 +17,14 @@
 // after that wait. The first warpgroup issues chunk j's 4 products (K steps
 // of 16) as soon as its barrier completes, while the later chunks are still
 // arriving. Block q makes the outputs of the cluster's columns 64 / ck q ..
-// 64 / ck (q + 1) - 1: every block stores its fp32 partial product of those
-// columns into block q's shared memory (distributed shared memory, posted
-// stores) and arrives on a barrier there; block q then adds the ck partials
-// in block order, then S, then rounds once. No block reads another's shared
-// memory, so no cluster-wide barrier waits for the slowest block twice.
-// Every order is fixed: the same bits on every run and every rank. What the kernel computes is
+// 64 / ck (q + 1) - 1: every block writes its fp32 partial product over its
+// own tiles, then copies the rows of those columns into block q's shared
+// memory (the bulk copy unit over distributed shared memory, counted on a
+// barrier there: no block reads another's memory, and no cluster-wide
+// barrier sits between the products and the sums); block q adds the ck
+// partials in block order, then S, then rounds once. Every order is fixed:
+// the same bits on every run and every rank. One cluster barrier, waited
+// for at the end, keeps every block until every copy has read its source. What the kernel computes is
 // shard_plan.hpp's `mma` plan; this file also holds its exact self-check
 // (integer operands: mma_exact()).
 #include <cooperative_groups.h>
@@ -71,30 +73,24 @@ __device__ __forceinline__ void bar_wait(uint32_t bar) {
       "@!done bra WAIT;\n}\n" ::"r"(bar)
       : "memory");
 }
-// Until phase 0 completes, with acquire at cluster scope: what the other
-// blocks of the cluster wrote before their (release) arrivals is visible.
-__device__ __forceinline__ void bar_wait_cluster(uint32_t bar) {
-  asm volatile(
-      "{\n.reg .pred done;\nWAITC:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
-      "@!done bra WAITC;\n}\n" ::"r"(bar)
-      : "memory");
-}
 // The shared::cluster address of `addr` (this block's shared memory) in block `rank` of the cluster.
 __device__ __forceinline__ uint32_t cluster_addr(uint32_t addr, uint32_t rank) {
   uint32_t a;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(a) : "r"(addr), "r"(rank));
   return a;
 }
-// Two fp32 into the shared memory of a block of the cluster (a posted store).
-__device__ __forceinline__ void st_cluster(uint32_t addr, float x, float y) {
-  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+// `bytes` (a multiple of 16) from this block's shared memory at src to the
+// shared memory of a block of the cluster at dst (shared::cluster address),
+// by the bulk copy unit, counted on that block's barrier bar.
+__device__ __forceinline__ void copy_to_cluster(uint32_t dst, uint32_t src, uint32_t bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "r"(src), "r"(bytes), "r"(bar)
+               : "memory");
 }
-// One arrival on a barrier of a block of the cluster, releasing this
-// thread's earlier writes at cluster scope.
-__device__ __forceinline__ void arrive_cluster(uint32_t bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
+// This thread's writes to shared memory visible to the bulk copy unit's reads.
+__device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// The 128 threads of the first warpgroup (named barrier 1).
+__device__ __forceinline__ void wg0_sync() { asm volatile("bar.sync 1, 128;\n" ::: "memory"); }
 // The cluster's split barrier: every thread arrives (relaxed: what it must
 // publish is published by a fence before) and later waits.
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
@@ -163,19 +159,23 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Chunk j of this block is K's chunk j ck + q: at each j the cluster's
   // copies together cover ck chunks side by side of every row.
   const auto kx = [&](int j) { return (j * ck + q) * kChunk; };
-  // Shared memory (mma_smem()): W's chunks [chunks][64 rows][128 bytes], N's
-  // [chunks][kNT rows][128 bytes], the received partials [ck][cq][kLd] fp32
-  // (block p's partial of this block's cq output columns at [p]), a barrier
-  // a chunk, then the barrier of the received partials.
+  // Shared memory (mma_smem()): the tiles (mma_tiles(): W's chunks
+  // [chunks][64 rows][128 bytes], N's [chunks][kNT rows][128 bytes]; after
+  // the products, this block's partial [64][kLd] fp32 over them), the
+  // received partials [ck][cq][kLd] fp32 (block p's partial of this block's
+  // cq output columns at [p]), a barrier a chunk, then the barrier of the
+  // received partials.
   const int cq = kRows / ck;  // the output columns a block makes: cq q .. cq (q + 1) - 1 of the cluster's 64
   const uint32_t sW = base, sN = base + static_cast<uint32_t>(chunks * kRows * 128);
-  const uint32_t sRecv = base + static_cast<uint32_t>(chunks * (kRows + kNT) * 128);
+  const uint32_t part_bytes = static_cast<uint32_t>(kRows * kLd * 4);
+  const uint32_t sRecv = base + static_cast<uint32_t>(mma_tiles(chunks, kNT, kLd));
   const float* recv = reinterpret_cast<const float*>(smem_raw + (sRecv - raw));
-  const uint32_t bars = sRecv + static_cast<uint32_t>(kRows * kLd * 4), bar_red = bars + 8 * static_cast<uint32_t>(chunks);
+  const uint32_t bars = sRecv + part_bytes, bar_red = bars + 8 * static_cast<uint32_t>(chunks);
   if (tid == 0) {  // the barriers, then W's chunks, all at once, before the wait for the kernel that writes N
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tw)) : "memory");
     for (int j = 0; j < chunks; ++j) bar_init(bars + 8 * j);
-    bar_init(bar_red, static_cast<uint32_t>(ck * 128));  // every product thread of every block of the cluster
+    bar_init(bar_red);
+    bar_expect(bar_red, part_bytes);  // the cluster's ck partials of this block's columns, by bulk copies
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     for (int j = 0; j < chunks; ++j) {
       bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + kNT) * 128));
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   if (tid == kThreads / 2) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&ta)) : "memory");
   __syncthreads();  // the chunks' barriers set before any thread waits on one
-  cluster_arrive();  // this block's barrier of the received partials set (waited for before the first remote arrival)
+  cluster_arrive();  // this block's barrier of the received partials set (waited for before the first copy into it)
   LTT_MARK(1);
   allow_dependents();
   LTT_MARK(2);
@@ -223,23 +223,32 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   wgmma::wait<0>();  // (nothing in flight on the second warpgroup)
   LTT_MARK(6);
-  cluster_wait();  // every block's barrier of the received partials set
-  LTT_MARK(7);
   if (wg == 0) {
-    // The partial goes to the blocks that make its columns (posted stores
-    // into their shared memory), then one arrival on each block's barrier.
+    // The partial, over this block's own tiles (every product read them):
+    // [64 output columns][kLd tokens] fp32.
     // d[j]: output column 16 (t / 32) + (t % 32) / 4 + 8 ((j / 2) % 2), token 8 (j / 4) + 2 (t % 4) + j % 2.
+    float* part = reinterpret_cast<float*>(smem_raw + (base - raw));
     const int w = t / 32, l = t % 32;
 #pragma unroll
     for (int j = 0; j < kNT / 2; j += 2) {
       const int row = 16 * w + l / 4 + 8 * ((j / 2) % 2), col = 8 * (j / 4) + 2 * (l % 4);
-      const int owner = row / cq, slot = (q * cq + row % cq) * kLd + col;
-      st_cluster(cluster_addr(sRecv + static_cast<uint32_t>(slot * 4), static_cast<uint32_t>(owner)), d[j], d[j + 1]);
+      *reinterpret_cast<float2*>(part + row * kLd + col) = make_float2(d[j], d[j + 1]);
     }
-    for (int p = 0; p < ck; ++p) arrive_cluster(cluster_addr(bar_red, static_cast<uint32_t>(p)));
+    fence_async_smem();
+    wg0_sync();
+  }
+  cluster_wait();  // every block's barrier of the received partials set
+  LTT_MARK(7);
+  if (tid == 0) {
+    // Columns cq p .. cq (p + 1) - 1 of the partial to block p, at its slot q.
+    const uint32_t bytes = static_cast<uint32_t>(cq * kLd * 4);
+    for (int p = 0; p < ck; ++p)
+      copy_to_cluster(cluster_addr(sRecv + static_cast<uint32_t>(q) * bytes, static_cast<uint32_t>(p)),
+                      base + static_cast<uint32_t>(p) * bytes, bytes, cluster_addr(bar_red, static_cast<uint32_t>(p)));
   }
   LTT_MARK(8);
-  bar_wait_cluster(bar_red);  // the cluster's ck partials of this block's columns in
+  bar_wait(bar_red);  // the cluster's ck partials of this block's columns in
+  cluster_arrive();   // so every copy into this block has read its source
   LTT_MARK(9);
   // Output e: the partials added in block order, then S, one rounding, -0 made +0.
   const auto emit = [&](int e, float s_val) {
@@ -263,8 +272,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (e < outs) emit(e, f(s_pre[it]));
   }
   for (int e = kPre * kThreads + tid; e < outs; e += kThreads) emit(e, f(s_at(e)));
-  // No cluster barrier at the end: no block reads another's shared memory,
-  // and every write into a block's lands before its barrier completes.
+  cluster_wait();  // every block's copies in: no block leaves while a copy still reads its partial
   LTT_MARK(10);
 #else
   __trap();  // wgmma needs sm_90a: shard_mma_device() keeps every other device off this kernel
@@ -362,7 +370,7 @@ Result<std::string> mma_trace() {
     return cat(v.front(), " / ", v[v.size() / 2], " / ", v.back());
   };
   static const char* const names[] = {"entry", "W issued", "dependents allowed", "dependency met", "chunk 0 in",
-                                      "last chunk in", "products done", "cluster wait", "partial sent", "partials in",
+                                      "last chunk in", "products done", "partial staged", "copies issued", "partials in",
                                       "exit"};
   std::string out = cat("# mma trace, ", nb, " blocks: ns from the first block's entry (global timer), min / median / max;"
                         " then the block's own cycles since the mark before, median / max\n");

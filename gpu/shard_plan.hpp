@@ -134,10 +134,10 @@ GemvPlan plan_gemv(int M, int n, int K, int sms);
 // by the tensor copy unit (TMA), all at once, a barrier a chunk, before the
 // wait for the kernel that writes N; another issues N's, in the same
 // chunks, after that wait; its first warpgroup multiplies chunk j as soon
-// as chunk j's barrier completes. Each block stores its partial product's
-// columns into the shared memory of the block that makes them (distributed
-// shared memory, a barrier there), which adds the ck partials in block
-// order, then S, then rounds once. The
+// as chunk j's barrier completes. Each block copies its partial product's
+// columns into the shared memory of the block that makes them (bulk copies
+// over distributed shared memory, counted on a barrier there), which adds
+// the ck partials in block order, then S, then rounds once. The
 // wgmma instructions exist on compute capability 9.0 only (an sm_90a image).
 namespace mma {
 constexpr int kThreads = 256;          // two warpgroups: W and the products; N
@@ -157,15 +157,23 @@ constexpr int mma_width(int M) { return M > 32 && M <= 48 ? 64 : (M + 15) / 16 *
 // for a product n of w: 4 words of padding, so that the 8 columns a warp
 // reads of 4 tokens fall on 32 different banks.
 constexpr int mma_part_ld(int w) { return w + 4; }
+// The bytes of that kernel's tiles for `chunks` chunks and a product n of
+// w: W's chunks (64 rows) and N's (w rows), 128 bytes a row and chunk, or,
+// where more, the block's fp32 partial product [64][mma_part_ld(w)], which
+// it writes over its tiles once its products have read them.
+constexpr size_t mma_tiles(int chunks, int w, int ld) {
+  const size_t tiles = static_cast<size_t>(chunks) * static_cast<size_t>(mma::kRows + w) * 128,
+               part = static_cast<size_t>(mma::kRows) * static_cast<size_t>(ld) * 4;
+  return tiles > part ? tiles : part;
+}
 // The shared memory a block of that kernel needs: 1024 bytes of alignment
-// slack, the slice's chunks of W (64 rows) and of N (mma_width(M) rows, 128
-// bytes a row and chunk), the cluster's fp32 partial products of its
+// slack, its tiles (mma_tiles()), the cluster's fp32 partial products of its
 // columns [ck][64 / ck][mma_part_ld()], a barrier (8 bytes) a chunk and one
 // for those partials.
 constexpr size_t mma_smem(int M, int K, int ck) {
-  const size_t chunks = static_cast<size_t>(K / ck / mma::kChunk), w = static_cast<size_t>(mma_width(M));
-  return 1024 + chunks * (mma::kRows + w) * 128 + mma::kRows * static_cast<size_t>(mma_part_ld(mma_width(M))) * 4 +
-         8 * (chunks + 1);
+  const int chunks = K / ck / mma::kChunk, w = mma_width(M), ld = mma_part_ld(w);
+  return 1024 + mma_tiles(chunks, w, ld) + static_cast<size_t>(mma::kRows) * static_cast<size_t>(ld) * 4 +
+         8 * static_cast<size_t>(chunks + 1);
 }
 // Whether that kernel with clusters of ck blocks takes M, n, K: ck 1, 2, 4
 // or 8, 1 <= M <= 128, n a positive multiple of 64, K a positive multiple
