@@ -18,11 +18,11 @@
 // of 16) as soon as its barrier completes, while the later chunks are still
 // arriving. Block q makes the outputs of the cluster's columns 64 / ck q ..
 // 64 / ck (q + 1) - 1: every block writes its fp32 partial product over its
-// own tiles, then copies the rows of those columns into block q's shared
-// memory (the bulk copy unit over distributed shared memory, counted on a
-// barrier there: no block reads another's memory, and no cluster-wide
+// own tiles, then copies the rows of block q's columns into block q's
+// shared memory (the bulk copy unit over distributed shared memory, counted
+// on a barrier there: no block reads another's memory, and no cluster-wide
 // barrier sits between the products and the sums); block q adds the ck
-// partials in block order, then S, then rounds once. Every order is fixed:
+// partials (its own read in place) in block order, then S, then rounds once. Every order is fixed:
 // the same bits on every run and every rank. One cluster barrier, waited
 // for at the end, keeps every block until every copy has read its source. What the kernel computes is
 // shard_plan.hpp's `mma` plan; this file also holds its exact self-check
@@ -89,8 +89,6 @@ __device__ __forceinline__ void copy_to_cluster(uint32_t dst, uint32_t src, uint
 }
 // This thread's writes to shared memory visible to the bulk copy unit's reads.
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// The 128 threads of the first warpgroup (named barrier 1).
-__device__ __forceinline__ void wg0_sync() { asm volatile("bar.sync 1, 128;\n" ::: "memory"); }
 // The cluster's split barrier: every thread arrives (relaxed: what it must
 // publish is published by a fence before) and later waits.
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
@@ -169,13 +167,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t sW = base, sN = base + static_cast<uint32_t>(chunks * kRows * 128);
   const uint32_t part_bytes = static_cast<uint32_t>(kRows * kLd * 4);
   const uint32_t sRecv = base + static_cast<uint32_t>(mma_tiles(chunks, kNT, kLd));
-  const float* recv = reinterpret_cast<const float*>(smem_raw + (sRecv - raw));
+  const float* recv = reinterpret_cast<const float*>(smem_raw + (sRecv - raw));  // slot q unused: q's own stay in place
   const uint32_t bars = sRecv + part_bytes, bar_red = bars + 8 * static_cast<uint32_t>(chunks);
   if (tid == 0) {  // the barriers, then W's chunks, all at once, before the wait for the kernel that writes N
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tw)) : "memory");
     for (int j = 0; j < chunks; ++j) bar_init(bars + 8 * j);
     bar_init(bar_red);
-    bar_expect(bar_red, part_bytes);  // the cluster's ck partials of this block's columns, by bulk copies
+    // The other ck - 1 blocks' partials of this block's columns, by bulk copies.
+    bar_expect(bar_red, part_bytes / static_cast<uint32_t>(ck) * static_cast<uint32_t>(ck - 1));
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     for (int j = 0; j < chunks; ++j) {
       bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + kNT) * 128));
@@ -223,11 +222,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   wgmma::wait<0>();  // (nothing in flight on the second warpgroup)
   LTT_MARK(6);
+  // The partial, over this block's own tiles (every product read them):
+  // [64 output columns][kLd tokens] fp32.
+  float* part = reinterpret_cast<float*>(smem_raw + (base - raw));
   if (wg == 0) {
-    // The partial, over this block's own tiles (every product read them):
-    // [64 output columns][kLd tokens] fp32.
     // d[j]: output column 16 (t / 32) + (t % 32) / 4 + 8 ((j / 2) % 2), token 8 (j / 4) + 2 (t % 4) + j % 2.
-    float* part = reinterpret_cast<float*>(smem_raw + (base - raw));
     const int w = t / 32, l = t % 32;
 #pragma unroll
     for (int j = 0; j < kNT / 2; j += 2) {
@@ -235,16 +234,17 @@ __global__ void __launch_bounds__(kThreads, 1)
       *reinterpret_cast<float2*>(part + row * kLd + col) = make_float2(d[j], d[j + 1]);
     }
     fence_async_smem();
-    wg0_sync();
   }
-  cluster_wait();  // every block's barrier of the received partials set
+  __syncthreads();  // the partial written (this block reads its own columns of it in place)
+  cluster_wait();   // every block's barrier of the received partials set
   LTT_MARK(7);
   if (tid == 0) {
-    // Columns cq p .. cq (p + 1) - 1 of the partial to block p, at its slot q.
+    // Columns cq p .. cq (p + 1) - 1 of the partial to block p != q, at its slot q.
     const uint32_t bytes = static_cast<uint32_t>(cq * kLd * 4);
     for (int p = 0; p < ck; ++p)
-      copy_to_cluster(cluster_addr(sRecv + static_cast<uint32_t>(q) * bytes, static_cast<uint32_t>(p)),
-                      base + static_cast<uint32_t>(p) * bytes, bytes, cluster_addr(bar_red, static_cast<uint32_t>(p)));
+      if (p != q)
+        copy_to_cluster(cluster_addr(sRecv + static_cast<uint32_t>(q) * bytes, static_cast<uint32_t>(p)),
+                        base + static_cast<uint32_t>(p) * bytes, bytes, cluster_addr(bar_red, static_cast<uint32_t>(p)));
   }
   LTT_MARK(8);
   bar_wait(bar_red);  // the cluster's ck partials of this block's columns in
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float pv[mma::kMaxSlices];
 #pragma unroll
     for (int p = 0; p < mma::kMaxSlices; ++p)
-      if (p < ck) pv[p] = recv[(p * cq + c) * kLd + m];
+      if (p < ck) pv[p] = (p == q ? part : recv)[(p * cq + c) * kLd + m];
     float acc = pv[0];
 #pragma unroll
     for (int p = 1; p < mma::kMaxSlices; ++p)
