@@ -291,6 +291,7 @@ const char* tier0_path_name(Tier0Path t) {
     case Tier0Path::gemv: return "gemv";
     case Tier0Path::gemv_split: return "gemv-split";
     case Tier0Path::mma: return "mma";
+    case Tier0Path::mma_fused: return "mma-fused";
     case Tier0Path::cublas: return "cublas";
   }
   return "?";
@@ -320,15 +321,15 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   // its one-block form, 128 in its cluster form) and normalising (gemv, M up to 16).
   const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L, false), gemv_norm = shard_gemv_available(p.M, p.Hs(), p.L, true);
   // The MMA kernel where it takes the shape, unless a plan of the few-token kernel is forced.
-  const bool mma = !plan_forced && shard_mma_plan(p.M, p.Hs(), p.L) > 0;
+  const bool mma = !plan_forced && shard_mma_plan(p.M, p.Hs(), p.L, true) > 0;
   Tier0Path chosen = tier0_default_path(p.M, p.Hs(), gemv, taken, *ct != 0, mma);
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
     const std::string v = env;
-    const Tier0Path all[] = {Tier0Path::fused, Tier0Path::split, Tier0Path::gemv, Tier0Path::gemv_split, Tier0Path::mma,
-                             Tier0Path::cublas};
+    const Tier0Path all[] = {Tier0Path::fused, Tier0Path::split,     Tier0Path::gemv,  Tier0Path::gemv_split,
+                             Tier0Path::mma,   Tier0Path::mma_fused, Tier0Path::cublas};
     const Tier0Path* named = std::find_if(std::begin(all), std::end(all), [&](Tier0Path t) { return v == tier0_path_name(t); });
     if (named == std::end(all))
-      return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split, gemv, gemv-split, mma or cublas");
+      return LTT_USAGE("LTT_TIER0_PATH=", v, ": expected fused, split, gemv, gemv-split, mma, mma-fused or cublas");
     chosen = *named;
     if ((chosen == Tier0Path::fused || chosen == Tier0Path::split) && !taken)
       return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
@@ -347,14 +348,15 @@ Result<Tier0Path> tier0_path(const Problem& p) {
                                                        "the shape in one wave of blocks, M <= ", gemv::kMaxRows,
                                                        ": LTT_TIER0_GEMV_PLAN=CNxCK forces one without the wave bound"),
                        "); unset it to let ltt choose");
-    if (chosen == Tier0Path::mma && shard_mma_plan(p.M, p.Hs(), p.L) == 0)
-      return LTT_USAGE("LTT_TIER0_PATH=mma: tier 0's MMA kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
+    const bool mma_named = chosen == Tier0Path::mma || chosen == Tier0Path::mma_fused;
+    if (mma_named && shard_mma_plan(p.M, p.Hs(), p.L, chosen == Tier0Path::mma_fused) == 0)
+      return LTT_USAGE("LTT_TIER0_PATH=", v, ": tier 0's MMA kernel does not take M ", p.M, ", H/T ", p.Hs(), ", L ", p.L,
                        " on this device (it needs compute capability 9.0 exactly: wgmma; M <= ", mma::kMaxRows,
                        ", H/T a multiple of ", mma::kRows, ", L a multiple of ", mma::kChunk,
                        " times the blocks of a cluster along K (1, 2, 4 or 8), H/T / ", mma::kRows,
                        " times those blocks no more than the SMs, and a block's share of L in shared memory); "
                        "unset it to let ltt choose");
-    if ((few || chosen == Tier0Path::mma) && *ct)
+    if ((few || mma_named) && *ct)
       return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=", v, ": the column tiles are the cluster "
                        "kernel's (fused, split); unset one of them");
   }

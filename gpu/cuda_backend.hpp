@@ -46,15 +46,17 @@ bool supported_mutant(Mutant m);
 // kernel (shard_gemv.cu) normalises, multiplies and adds; gemv-split: the
 // collective normalises and that kernel multiplies and adds; mma: the
 // collective normalises and the MMA kernel (shard_mma.cu: Hopper's
-// warpgroup products, compute capability 9.0) multiplies and adds; cublas:
+// warpgroup products, compute capability 9.0) multiplies and adds;
+// mma-fused: the collective writes Z and that kernel normalises, multiplies
+// and adds; cublas:
 // the collective normalises, then cuBLAS with the addend and a rounding
-// kernel. ltt runs gemv-split up to 16 tokens, mma from 17 to 128 on shards
+// kernel. ltt runs gemv-split up to 16 tokens, mma-fused from 17 to 128 on shards
 // of up to 896 columns where it takes the shape (and below 17 where the
 // few-token kernel does not; else gemv-split up to 112 there, 128 on shards
 // of up to 448), split to 64 on those shards where neither takes it, where the device and shape allow those kernels, cublas
 // otherwise (tier0_default_path(), shard_plan.hpp; LTT_TIER0_GEMV_PLAN=CNxCK
 // forces the few-token kernel's plan, GemvPlan, and keeps the MMA kernel out);
-// LTT_TIER0_PATH=fused|split|gemv|gemv-split|mma|cublas forces one (the tests
+// LTT_TIER0_PATH=fused|split|gemv|gemv-split|mma|mma-fused|cublas forces one (the tests
 // run each), and a forced path its kernel does not take is an error. LTT_TIER0_COLUMNS=1|2|4 forces the cluster kernel's
 // 16-column tiles a cluster (shard_gemm_plan's force_ct) wherever it runs,
 // and makes the choice split where it would be gemv-split (cuBLAS where the
@@ -62,7 +64,7 @@ bool supported_mutant(Mutant m);
 // each tiling; one that cannot hold the shape where the kernel runs, or
 // with gemv forced, is an error. tier0_columns() is its value (0 when unset).
 Result<int> tier0_columns();
-enum class Tier0Path { fused, split, gemv, gemv_split, mma, cublas };
+enum class Tier0Path { fused, split, gemv, gemv_split, mma, mma_fused, cublas };
 Result<Tier0Path> tier0_path(const Problem& p);
 const char* tier0_path_name(Tier0Path t);
 // Tier 0's MMA kernel (shard_mma.cu) on integer operands whose sums fp32

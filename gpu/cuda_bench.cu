@@ -586,8 +586,8 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   const ShardGemmPlan pl = v.gemv ? ShardGemmPlan{} : shard_gemm_plan(M, Hs, L, ct);
   if (v.bare && (fused || !(v.gemv || v.mma)))
     return LTT_ERR(Errc::internal, "a bare call is the split form of the few-token or the MMA kernel only");
-  if (v.mma && (fused || v.gemv)) return LTT_ERR(Errc::internal, "tier 0's MMA kernel takes N: its split form only");
-  if (v.mma && (!shard_mma_device() || !mma_takes(v.mma_ck ? v.mma_ck : shard_mma_plan(M, Hs, L), M, Hs, L)))
+  if (v.mma && v.gemv) return LTT_ERR(Errc::internal, "a row times the MMA kernel or the few-token kernel, not both");
+  if (v.mma && (!shard_mma_device() || !mma_takes(v.mma_ck ? v.mma_ck : shard_mma_plan(M, Hs, L, fused), M, Hs, L, fused)))
     return LTT_USAGE("tier 0's MMA kernel does not take M ", M, " n ", Hs, " K ", L,
                      v.mma_ck ? cat(" with ", v.mma_ck, " blocks a cluster") : "", " on this device");
   if (v.bare) LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
@@ -602,7 +602,9 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   LTT_TRY(copies(c.W.get(), wn, sets, w, c.s));
   // One call of the kernel the row names on A (N, or Z normalised with gw).
   const auto step = [&](const bf* A, const bf* gw, const bf* wi, bool pdl) -> Status {
-    if (v.mma) return shard_mma_add(A, L, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s, v.mma_ck);
+    if (v.mma)
+      return shard_mma_add(A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s,
+                           v.mma_ck);
     if (v.gemv)
       return shard_gemv_add(A, L, gw, c.eps(), NormOrder::fused, wi, L, c.S[0], p.H, c.Y[0], p.H, M, Hs, L, true, pdl, c.s,
                             v.plan);

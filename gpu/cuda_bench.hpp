@@ -64,14 +64,14 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // (shard_gemv.cu) instead, fused or split alike (ct unused); `bare`, split
 // only, leaves the RMSNorm kernel out (N made once, before the timing): the
 // kernel alone, launched as an ordinary kernel. `mma` times the MMA kernel
-// (shard_mma.cu) the same ways, split or bare.
+// (shard_mma.cu) the same ways: fused (normalising Z itself), split or bare.
 struct Tier0Variant {
   int ct = 0;
   bool chained = false;
   bool gemv = false;
   bool bare = false;
   GemvPlan plan{};  // gemv, N given: this plan of the few-token kernel ({0, 0}: its own)
-  bool mma = false;  // the MMA kernel (shard_mma.cu; split or bare, N given) instead
+  bool mma = false;  // the MMA kernel (shard_mma.cu; fused, split or bare) instead
   int mma_ck = 0;    // mma: this many blocks a cluster along K (0: its plan's)
 };
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);

@@ -91,18 +91,20 @@ Result<GemvPlan> gemv_plan(int M, int n, int K);
 Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S,
                       int lds, bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s,
                       GemvPlan plan = {});
-// The same step, N given, with Hopper's warpgroup products (shard_mma.cu;
+// The same step with Hopper's warpgroup products (shard_mma.cu;
 // shard_plan.hpp's `mma`): clusters of ck blocks along K, 64 output columns
-// a cluster, M up to 128. shard_mma_plan(): the slices ltt runs (plan_mma()
-// on this device), 0 where the kernel does not run here (compute capability
-// 9.0 only: wgmma is an sm_90a instruction), does not take the shape, or
-// takes it only in more than one wave of blocks. ck 0: that plan; another
-// is a benchmark's comparison or a test's.
-int shard_mma_plan(int M, int n, int K);
+// a cluster, M up to 128; A is N (g null), or Z, normalised in the kernel
+// with g, eps and the order's rounding points (g given: mma-fused).
+// shard_mma_plan(): the slices ltt runs (plan_mma() on this device), 0 where
+// the kernel does not run here (compute capability 9.0 only: wgmma is an
+// sm_90a instruction), does not take the shape, or takes it only in more
+// than one wave of blocks. ck 0: that plan; another is a benchmark's
+// comparison or a test's.
+int shard_mma_plan(int M, int n, int K, bool norm = false);
 // Whether this device runs that kernel at all (compute capability 9.0, the image loads).
 bool shard_mma_device();
-Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-                     bool no_neg_zero, bool pdl, cudaStream_t s, int ck = 0);
+Status shard_mma_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S, int lds,
+                     bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s, int ck = 0);
 // N [M, L] = RMSNorm of Z (rows `ldz` apart) with weight g, eps, in fp32, N
 // rounded at the order's points. The fast paths (L a multiple of 8, 16-byte
 // aligned) hold a row in registers: by default a block of 256 threads a row

@@ -136,11 +136,15 @@ __device__ __forceinline__ void mark(int i) {
 // Grid (n / 64, ck) blocks of 256 threads in clusters of (1, ck); kNT =
 // mma_width(M); mma_smem(M, K, ck) bytes of dynamic shared memory. tw: W's
 // map ([n rows, K], boxes of 64 rows x 64); ta: N's ([M rows, K], boxes of
-// kNT rows x 64, rows past M zero).
-template <int kNT>
+// kNT rows x 64, rows past M zero). kNorm: ta maps Z, which the kernel
+// normalises itself (RMSNorm with weight g, eps, the order's rounding points:
+// `fused`) before its products: each block's sums of squares of its slice of
+// every row go to every block of the cluster by bulk copies, and each adds
+// the ck of a row in block order for the row's rstd.
+template <int kNT, bool kNorm>
 __global__ void __launch_bounds__(kThreads, 1)
     shard_mma_k(const __grid_constant__ CUtensorMap tw, const __grid_constant__ CUtensorMap ta, const bf* S, int lds, bf* Y,
-                int ldy, int M, int K, int nnz) {
+                int ldy, int M, int K, int nnz, const bf* g, float eps, int fused) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   namespace cgs = cooperative_groups;
   constexpr int kLd = mma_part_ld(kNT);  // a received partial's rows (tokens), padded
@@ -169,19 +173,35 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t sRecv = base + static_cast<uint32_t>(mma_tiles(chunks, kNT, kLd));
   const float* recv = reinterpret_cast<const float*>(smem_raw + (sRecv - raw));  // slot q unused: q's own stay in place
   const uint32_t bars = sRecv + part_bytes, bar_red = bars + 8 * static_cast<uint32_t>(chunks);
+  // kNorm (mma_norm_smem()): Z's barrier, the sums' barrier, the sums of
+  // squares [kMaxSlices][kNT] (block p's of each row at [p]), the rows'
+  // rstd [kNT], g's slice [chunks][64] bf16.
+  const uint32_t bar_z = bar_red + 8, bar_ss = bar_red + 16, sSs = (bar_red + 24 + 15u) & ~15u;
+  const uint32_t sRs = sSs + static_cast<uint32_t>(mma::kMaxSlices * kNT * 4), sG = sRs + static_cast<uint32_t>(kNT * 4);
+  const auto at = [&](uint32_t a) { return smem_raw + (a - raw); };
   if (tid == 0) {  // the barriers, then W's chunks, all at once, before the wait for the kernel that writes N
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tw)) : "memory");
     for (int j = 0; j < chunks; ++j) bar_init(bars + 8 * j);
     bar_init(bar_red);
     // The other ck - 1 blocks' partials of this block's columns, by bulk copies.
     bar_expect(bar_red, part_bytes / static_cast<uint32_t>(ck) * static_cast<uint32_t>(ck - 1));
+    if (kNorm) {
+      bar_init(bar_z);
+      bar_expect(bar_z, static_cast<uint32_t>(chunks * kNT * 128));  // all of Z's chunks
+      bar_init(bar_ss);
+      bar_expect(bar_ss, static_cast<uint32_t>((ck - 1) * kNT * 4));  // the other blocks' sums of squares
+    }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     for (int j = 0; j < chunks; ++j) {
-      bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + kNT) * 128));
+      bar_expect(bars + 8 * j, static_cast<uint32_t>((kRows + (kNorm ? 0 : kNT)) * 128));
       tma_load(sW + static_cast<uint32_t>(j * kRows * 128), &tw, kx(j), col0, bars + 8 * j);
     }
   }
   if (tid == kThreads / 2) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&ta)) : "memory");
+  if (kNorm)  // g's slice (a weight: no kernel before this one writes it)
+    for (int i = tid; i < chunks * 8; i += kThreads)
+      *reinterpret_cast<uint4*>(at(sG + static_cast<uint32_t>(16 * i))) =
+          *reinterpret_cast<const uint4*>(g + kx(i / 8) + 8 * (i % 8));
   __syncthreads();  // the chunks' barriers set before any thread waits on one
   cluster_arrive();  // this block's barrier of the received partials set (waited for before the first copy into it)
   LTT_MARK(1);
@@ -189,9 +209,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   LTT_MARK(2);
   wait_dependencies();
   LTT_MARK(3);
-  if (tid == kThreads / 2) {  // N's, on the same barriers
+  if (tid == kThreads / 2) {  // N's, on the same barriers (Z's, on its own)
     for (int j = 0; j < chunks; ++j)
-      tma_load(sN + static_cast<uint32_t>(j * kNT * 128), &ta, kx(j), 0, bars + 8 * j);
+      tma_load(sN + static_cast<uint32_t>(j * kNT * 128), &ta, kx(j), 0, kNorm ? bar_z : bars + 8 * j);
   }
   // This block's outputs: e = it kThreads + tid (column q cq + e % cq of
   // the cluster's 64, token e / cq); the first kPre's S fetched now.
@@ -203,13 +223,57 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int e = it * kThreads + tid;
     s_pre[it] = e < outs ? s_at(e) : __ushort_as_bfloat16(0);
   }
+  if (kNorm) {
+    // RMSNorm of the block's slice of Z, in place, while W streams in.
+    float* ss = reinterpret_cast<float*>(at(sSs));
+    float* rs = reinterpret_cast<float*>(at(sRs));
+    const int warp = tid / 32, lane = tid % 32, units = chunks * 8;  // 16-byte units of a row's slice
+    bar_wait(bar_z);  // Z's chunks in
+    // A row's slice: each lane's units in order, then a butterfly (the
+    // units' places in a swizzled row do not matter to a row's sum).
+    for (int m = warp; m < M; m += kThreads / 32) {
+      float acc = 0.0f;
+      for (int v = lane; v < units; v += 32)
+        acc = add_squares(acc, *reinterpret_cast<const uint4*>(
+                                   at(sN + static_cast<uint32_t>((v / 8) * kNT * 128 + m * 128 + (v % 8) * 16))));
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) acc = __fadd_rn(acc, __shfl_xor_sync(0xffffffffu, acc, o));
+      if (lane == 0) ss[q * kNT + m] = acc;
+    }
+    fence_async_smem();
+    __syncthreads();  // the block's sums written
+    cluster_wait();   // every block's barriers set
+    if (tid == 0) {
+      const uint32_t bytes = static_cast<uint32_t>(kNT * 4), mine = sSs + static_cast<uint32_t>(q) * bytes;
+      for (int p = 0; p < ck; ++p)
+        if (p != q) copy_to_cluster(cluster_addr(mine, static_cast<uint32_t>(p)), mine, bytes, cluster_addr(bar_ss, static_cast<uint32_t>(p)));
+    }
+    bar_wait(bar_ss);  // the other blocks' sums in
+    for (int m = tid; m < M; m += kThreads) {
+      float t = ss[m];
+#pragma unroll
+      for (int p = 1; p < mma::kMaxSlices; ++p)
+        if (p < ck) t = __fadd_rn(t, ss[p * kNT + m]);
+      rs[m] = rstd_of(t, K, eps);
+    }
+    __syncthreads();
+    // Row m's unit at place pu holds K elements 8 (pu ^ (m % 8)) .. of its chunk (128-byte swizzle).
+    for (int i = tid; i < M * units; i += kThreads) {
+      const int m = i / units, v = i % units, j = v / 8, pu = v % 8;
+      uint4* zp = reinterpret_cast<uint4*>(at(sN + static_cast<uint32_t>(j * kNT * 128 + m * 128 + pu * 16)));
+      const uint4 gq = *reinterpret_cast<const uint4*>(at(sG + static_cast<uint32_t>(j * 128 + 16 * (pu ^ (m % 8)))));
+      *zp = normalised8(*zp, gq, rs[m], fused);
+    }
+    fence_async_smem();  // N visible to the products
+    __syncthreads();
+  }
   float d[kNT / 2];
 #pragma unroll
   for (int j = 0; j < kNT / 2; ++j) d[j] = 0.0f;
   if (wg == 0) {
 #pragma unroll 1
     for (int j = 0; j < chunks; ++j) {
-      bar_wait(bars + 8 * j);  // chunk j of W and of N in
+      bar_wait(bars + 8 * j);  // chunk j of W (and of N, unless kNorm) in
       if (j == 0) LTT_MARK(4);
       if (j == chunks - 1) LTT_MARK(5);
       wgmma::fence();
@@ -235,8 +299,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     fence_async_smem();
   }
-  __syncthreads();  // the partial written (this block reads its own columns of it in place)
-  cluster_wait();   // every block's barrier of the received partials set
+  __syncthreads();               // the partial written (this block reads its own columns of it in place)
+  if (!kNorm) cluster_wait();  // every block's barrier of the received partials set (kNorm: waited for above)
   LTT_MARK(7);
   if (tid == 0) {
     // Columns cq p .. cq (p + 1) - 1 of the partial to block p != q, at its slot q.
@@ -313,14 +377,14 @@ Status tensor_map(CUtensorMap* m, const bf* p, int rows, int K, int ld, int box_
   return {};
 }
 
-template <int kNT>
-Status launch_mma(int ck, const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-                  int nnz, bool pdl, cudaStream_t s) {
+template <int kNT, bool kNorm>
+Status launch_mma(int ck, const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds,
+                  bf* Y, int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
   CUtensorMap tw, ta;
   LTT_TRY(tensor_map(&tw, W, n, K, ldw, kRows));
   LTT_TRY(tensor_map(&ta, A, M, K, lda, kNT));
-  auto* k = shard_mma_k<kNT>;
-  const size_t smem = mma_smem(M, K, ck);
+  auto* k = shard_mma_k<kNT, kNorm>;
+  const size_t smem = mma_smem(M, K, ck, kNorm);
   // The kernel's allowance only ever raised, so that a launch captured in a
   // graph earlier with more shared memory stays valid.
   static std::atomic<size_t> allowed{0};
@@ -333,7 +397,7 @@ Status launch_mma(int ck, const bf* A, int lda, const bf* W, int ldw, const bf* 
   cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg =
       cluster_config(static_cast<unsigned>(n / kRows), static_cast<unsigned>(ck), kThreads, smem, pdl, s, attr);
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, tw, ta, S, lds, Y, ldy, M, K, nnz));
+  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, tw, ta, S, lds, Y, ldy, M, K, nnz, g, eps, fused));
 #if defined(LTT_MMA_TRACE)
   g_trace_blocks = n / kRows * ck;
 #endif
@@ -346,7 +410,7 @@ int mma_sms() {
   const DeviceCaps c = device_caps();
   if (c.major != 9 || c.minor != 0) return 0;
   cudaFuncAttributes fa{};
-  if (cudaFuncGetAttributes(&fa, shard_mma_k<16>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&fa, shard_mma_k<16, false>) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
@@ -391,31 +455,34 @@ Result<std::string> mma_trace() {
 
 bool shard_mma_device() { return mma_sms() > 0; }
 
-int shard_mma_plan(int M, int n, int K) {
+int shard_mma_plan(int M, int n, int K, bool norm) {
   const int sms = mma_sms();
-  return sms > 0 ? plan_mma(M, n, K, sms) : 0;
+  return sms > 0 ? plan_mma(M, n, K, sms, norm) : 0;
 }
 
-Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, int lds, bf* Y, int ldy, int M, int n, int K,
-                     bool no_neg_zero, bool pdl, cudaStream_t s, int ck) {
+Status shard_mma_add(const bf* A, int lda, const bf* g, float eps, NormOrder order, const bf* W, int ldw, const bf* S, int lds,
+                     bf* Y, int ldy, int M, int n, int K, bool no_neg_zero, bool pdl, cudaStream_t s, int ck) {
+  const bool norm = g != nullptr;
   const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int sms = mma_sms();
   if (sms == 0)
     return LTT_ERR(Errc::internal, "shard_mma_add: the device is not of compute capability 9.0, or this build's sm_90a "
                    "image does not load on it");
-  if (ck == 0) ck = plan_mma(M, n, K, sms);
+  if (ck == 0) ck = plan_mma(M, n, K, sms, norm);
   if (ck == 0)
     return LTT_ERR(Errc::internal, "shard_mma_add: no plan for M ", M, " n ", n, " K ", K, " (plan_mma(): no cluster "
                    "size that mma_takes() accepts puts the grid in one wave)");
-  if (!mma_takes(ck, M, n, K) || lda < K || ldw < K || lds < n || ldy < n || lda % 8 != 0 || ldw % 8 != 0 || !aligned(A) ||
-      !aligned(W))
+  if (!mma_takes(ck, M, n, K, norm) || lda < K || ldw < K || lds < n || ldy < n || lda % 8 != 0 || ldw % 8 != 0 ||
+      !aligned(A) || !aligned(W) || (norm && !aligned(g)))
     return LTT_ERR(Errc::internal, "shard_mma_add: M ", M, " n ", n, " K ", K, " with ", ck, " blocks a cluster (lda ",
                    lda, ", ldw ", ldw, ", lds ", lds, ", ldy ", ldy, ") not taken: mma_takes() refuses it, a leading "
-                   "dimension is shorter than its row, or a row is not 16-byte aligned");
-  const int nnz = no_neg_zero;
+                   "dimension is shorter than its row, or a row (or g) is not 16-byte aligned");
+  const int nnz = no_neg_zero, fused = order == NormOrder::fused;
   switch (mma_width(M)) {
-#define LTT_MMA_CASE(w) \
-  case w: return launch_mma<w>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+#define LTT_MMA_CASE(w)                                                                                                  \
+  case w:                                                                                                                \
+    return norm ? launch_mma<w, true>(ck, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s)         \
+                : launch_mma<w, false>(ck, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
     LTT_MMA_CASE(16)
     LTT_MMA_CASE(32)
     LTT_MMA_CASE(64)
@@ -423,7 +490,9 @@ Status shard_mma_add(const bf* A, int lda, const bf* W, int ldw, const bf* S, in
     LTT_MMA_CASE(96)
     LTT_MMA_CASE(112)
 #undef LTT_MMA_CASE
-    default: return launch_mma<128>(ck, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    default:
+      return norm ? launch_mma<128, true>(ck, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s)
+                  : launch_mma<128, false>(ck, A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
   }
 }
 
@@ -465,7 +534,8 @@ Result<std::string> mma_exact(int M, int n, int K, int ck) {
   LTT_CUDA(cudaMemcpy(dw.get(), w.data(), w.size() * sizeof(bf), cudaMemcpyHostToDevice));
   LTT_CUDA(cudaMemcpy(ds.get(), s.data(), s.size() * sizeof(bf), cudaMemcpyHostToDevice));
   LTT_CUDA(cudaMemcpy(dy.get(), y.data(), y.size() * sizeof(bf), cudaMemcpyHostToDevice));
-  LTT_TRY(shard_mma_add(da.get(), lda, dw.get(), ldw, ds.get(), lds, dy.get(), ldy, M, n, K, true, false, nullptr, ck));
+  LTT_TRY(shard_mma_add(da.get(), lda, nullptr, 0.0f, NormOrder::fused, dw.get(), ldw, ds.get(), lds, dy.get(), ldy, M, n, K,
+                        true, false, nullptr, ck));
   LTT_CUDA(cudaDeviceSynchronize());
   LTT_CUDA(cudaMemcpy(y.data(), dy.get(), y.size() * sizeof(bf), cudaMemcpyDeviceToHost));
   size_t wrong = 0;

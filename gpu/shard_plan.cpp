@@ -62,26 +62,26 @@ GemvPlan plan_gemv(int M, int n, int K, int sms) {
   return best;
 }
 
-bool mma_takes(int ck, int M, int n, int K) {
+bool mma_takes(int ck, int M, int n, int K, bool norm) {
   using namespace mma;
   return (ck == 1 || ck == 2 || ck == 4 || ck == 8) && M >= 1 && M <= kMaxRows && n >= kRows && n % kRows == 0 &&
-         K >= kChunk * ck && K % (kChunk * ck) == 0 && mma_smem(M, K, ck) <= kSmemOptin;
+         K >= kChunk * ck && K % (kChunk * ck) == 0 && mma_smem(M, K, ck, norm) <= kSmemOptin;
 }
 
-int plan_mma(int M, int n, int K, int sms) {
+int plan_mma(int M, int n, int K, int sms, bool norm) {
   for (int ck : {8, 4, 2, 1})
-    if (mma_takes(ck, M, n, K) && n / mma::kRows * ck <= sms) return ck;
+    if (mma_takes(ck, M, n, K, norm) && n / mma::kRows * ck <= sms) return ck;
   return 0;
 }
 
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced, bool mma_ok) {
   const bool mma = mma_ok && !columns_forced && M <= kTier0KernelLimit && n <= kTier0KernelMaxColumns;
-  if (mma && M > kTier0GemvMaxTokens) return Tier0Path::mma;
+  if (mma && M > kTier0GemvMaxTokens) return Tier0Path::mma_fused;
   if (gemv_ok && !columns_forced &&
       (M <= kTier0GemvMaxTokens || (M <= kTier0GemvNarrowMaxTokens && n <= kTier0KernelMaxColumns) ||
        (M <= kTier0KernelLimit && n <= kTier0GemvNarrowestColumns)))
     return Tier0Path::gemv_split;
-  if (mma) return Tier0Path::mma;  // one tile of tokens where the few-token kernel does not take the shape
+  if (mma) return Tier0Path::mma_fused;  // one tile of tokens where the few-token kernel does not take the shape
   if (kernel_ok && M <= kTier0KernelMaxTokens && (n <= kTier0KernelMaxColumns || columns_forced)) return Tier0Path::split;
   return Tier0Path::cublas;
 }

@@ -166,23 +166,29 @@ constexpr size_t mma_tiles(int chunks, int w, int ld) {
                part = static_cast<size_t>(mma::kRows) * static_cast<size_t>(ld) * 4;
   return tiles > part ? tiles : part;
 }
+// What its normalising form (Z given) needs more: two barriers and 16
+// bytes of alignment slack, the sums of squares [kMaxSlices][w] and the
+// rows' rstd [w] fp32, g's slice (64 bf16 a chunk).
+constexpr size_t mma_norm_smem(int chunks, int w) {
+  return 32 + static_cast<size_t>(mma::kMaxSlices + 1) * static_cast<size_t>(w) * 4 + static_cast<size_t>(chunks) * 128;
+}
 // The shared memory a block of that kernel needs: 1024 bytes of alignment
 // slack, its tiles (mma_tiles()), the cluster's fp32 partial products of its
 // columns [ck][64 / ck][mma_part_ld()], a barrier (8 bytes) a chunk and one
-// for those partials.
-constexpr size_t mma_smem(int M, int K, int ck) {
+// for those partials; norm: and mma_norm_smem().
+constexpr size_t mma_smem(int M, int K, int ck, bool norm = false) {
   const int chunks = K / ck / mma::kChunk, w = mma_width(M), ld = mma_part_ld(w);
   return 1024 + mma_tiles(chunks, w, ld) + static_cast<size_t>(mma::kRows) * static_cast<size_t>(ld) * 4 +
-         8 * static_cast<size_t>(chunks + 1);
+         8 * static_cast<size_t>(chunks + 1) + (norm ? mma_norm_smem(chunks, w) : 0);
 }
 // Whether that kernel with clusters of ck blocks takes M, n, K: ck 1, 2, 4
 // or 8, 1 <= M <= 128, n a positive multiple of 64, K a positive multiple
-// of 64 ck, mma_smem() within kSmemOptin.
-bool mma_takes(int ck, int M, int n, int K);
+// of 64 ck, mma_smem() (norm: its normalising form's) within kSmemOptin.
+bool mma_takes(int ck, int M, int n, int K, bool norm = false);
 // The slices ltt runs on a device of `sms` multiprocessors: the most (8, 4,
 // 2, 1) that take the shape with the grid (n / 64 ck blocks) in one wave;
 // 0 where none does.
-int plan_mma(int M, int n, int K, int sms);
+int plan_mma(int M, int n, int K, int sms, bool norm = false);
 
 // Tier 0's per-rank step up to this many tokens where the few-token kernel
 // (below) does not take the shape: the collective normalises and one kernel
@@ -226,10 +232,13 @@ constexpr int kTier0KernelLimit = 128;
 constexpr int kTier0KernelMaxColumns = 896;
 
 // The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
-// tokens and a shard of n = H/T columns: the MMA kernel (mma) where it takes
-// the shape on this device (mma_ok: shard_mma_plan()) from kTier0GemvMaxTokens
-// + 1 to kTier0KernelLimit tokens on shards of up to kTier0KernelMaxColumns
-// and no column tiling is forced. On the H200 (bench/results/h200.md, eighth
+// tokens and a shard of n = H/T columns: the MMA kernel, normalising Z
+// itself (mma-fused: one kernel for the step, where the RMSNorm kernel
+// before it cost 1.1-1.3 us over the kernel alone on the H200, ninth
+// session, call 4), where it takes the shape on this device (mma_ok:
+// shard_mma_plan(..., true)) from kTier0GemvMaxTokens + 1 to
+// kTier0KernelLimit tokens on shards of up to kTier0KernelMaxColumns and no
+// column tiling is forced. On the H200 (bench/results/h200.md, eighth
 // session, call 5), us a rank at T 8, M 17 / 33 / 64 / 96 / 128, the kernel
 // alone: 5.9 / 6.6 / 7.0 / 8.3 / 9.2 against the few-token kernel's 6.3 /
 // 7.1 / 8.4 / 10.8 / 12.7; at T 16 5.1 / 5.8 / 6.2 / 7.2 / 8.2 against 5.2 /

@@ -25,7 +25,8 @@ Status run(GpuCtx& c) {
   const bool sanitise = !c.is(Mutant::lamport_neg_zero);
   LTT_TRY(c.fence());  // every rank's R and S in place
   LTT_CUDA(cudaMemsetAsync(c.stuck_in.get(), 0xff, sizeof(long long), c.s));
-  const bool norm_in_gemm = c.t0path == Tier0Path::fused || c.t0path == Tier0Path::gemv;  // then the collective writes Z
+  const bool norm_in_gemm = c.t0path == Tier0Path::fused || c.t0path == Tier0Path::gemv ||
+                            c.t0path == Tier0Path::mma_fused;  // then the collective writes Z
   LTT_TRY(tier0_collective(c.R.cdev(), c.S.cdev(), norm_in_gemm ? nullptr : c.g.get(), c.Nr.dev(), c.shard_s.dev(), T, c.lo(), c.hi(), M, L, H,
                            c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s));
   const RankBufs& Ysh = c.shard_y;
@@ -34,8 +35,9 @@ Status run(GpuCtx& c) {
     if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs
       const bf* gw = norm_in_gemm ? c.g.get() : nullptr;
       const bool pdl = c.pdl && r == c.lo();
-      if (c.t0path == Tier0Path::mma) {  // shard_mma.cu
-        LTT_TRY(shard_mma_add(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise, pdl, c.s));
+      if (c.t0path == Tier0Path::mma || c.t0path == Tier0Path::mma_fused) {  // shard_mma.cu
+        LTT_TRY(shard_mma_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise,
+                              pdl, c.s));
         continue;
       }
       const bool few = c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split;  // shard_gemv.cu

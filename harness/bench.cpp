@@ -147,6 +147,22 @@ Result<int> run_bench(const BenchOptions& o) {
       mv.mma = true;
       auto tm = gpu::time_tier0_kernel(p, in, o.reps, false, mv);
       LTT_TRY(not_taken("tier0-mma", p, tm.status()));
+#if defined(LTT_MMA_TRACE)
+      if (tm.ok()) {
+        auto tr = gpu::mma_trace();
+        if (!tr.ok()) return tr.error();
+        std::printf("# tier0-mma T %d M %d (behind the RMSNorm kernel):\n%s", p.T, p.M, tr->c_str());
+      }
+#endif
+      auto tmf = gpu::time_tier0_kernel(p, in, o.reps, true, mv);
+      LTT_TRY(not_taken("tier0-mma-fused", p, tmf.status()));
+#if defined(LTT_MMA_TRACE)
+      if (tmf.ok()) {
+        auto tr = gpu::mma_trace();
+        if (!tr.ok()) return tr.error();
+        std::printf("# tier0-mma-fused T %d M %d (normalising Z itself):\n%s", p.T, p.M, tr->c_str());
+      }
+#endif
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
       // The pipeline's own choice, from the same timings.
@@ -155,6 +171,7 @@ Result<int> run_bench(const BenchOptions& o) {
                    : *path == gpu::Tier0Path::gemv       ? tg
                    : *path == gpu::Tier0Path::gemv_split ? tgs
                    : *path == gpu::Tier0Path::mma        ? tm
+                   : *path == gpu::Tier0Path::mma_fused  ? tmf
                                                          : tc;
       if (!mine.ok()) return mine.error();
       row("tier0-rank", p, *mine, bytes, flops);
@@ -179,13 +196,7 @@ Result<int> run_bench(const BenchOptions& o) {
         row("tier0-gemv-kernel", p, *tgk, bytes - 2 * L, flops);
       }
       if (tm.ok()) row("tier0-mma", p, *tm, bytes, flops);
-#if defined(LTT_MMA_TRACE)
-      if (tm.ok()) {
-        auto tr = gpu::mma_trace();
-        if (!tr.ok()) return tr.error();
-        std::printf("# tier0-mma T %d M %d (behind the RMSNorm kernel):\n%s", p.T, p.M, tr->c_str());
-      }
-#endif
+      if (tmf.ok()) row("tier0-mma-fused", p, *tmf, bytes, flops);
       // The MMA kernel alone (N given), by its own plan and with each
       // cluster size along K forced.
       if (tm.ok()) {
@@ -274,13 +285,14 @@ Result<int> run_bench(const BenchOptions& o) {
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
               "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv-split,\n"
-              "# -split, -mma or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# -split, -mma-fused or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
               "# alone (N given, no RMSNorm), by its own plan; tier0-gemv-kernel-CxK: the same with plan CxK forced (1x1: one\n"
               "# block 8 columns over all of K; else clusters of K blocks along K, C groups of 8 columns a block: Hopper);\n"
               "# tier0-gemv-pdl: tier0-gemv's calls chained by programmatic launch; tier0-mma: the RMSNorm kernel, then\n"
-              "# the MMA kernel (Hopper's warpgroup products, N given, compute capability 9.0); tier0-mma-kernel: that\n"
+              "# the MMA kernel (Hopper's warpgroup products, N given, compute capability 9.0); tier0-mma-fused: the MMA\n"
+              "# kernel normalising Z itself (one launch); tier0-mma-kernel: the MMA kernel\n"
               "# kernel alone, by its own plan; tier0-mma-kernel-kC: the same with C blocks a cluster along K;\n"
               "# tier0-fused-cN: the cluster kernel with N 16-column tiles a cluster; every tier0-* row's output is checked\n"
               "# against a rigorous bound around the exact step (gpu/step_check.hpp) before its figure is printed;\n"

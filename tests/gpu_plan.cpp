@@ -187,13 +187,13 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
 
 TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape") {
   // Past one tile of tokens up to 128, on k3's T 8 and 16 shards: the MMA
-  // kernel, whatever else takes the shape.
+  // kernel normalising Z itself, whatever else takes the shape.
   for (int M : {kTier0GemvMaxTokens + 1, 33, 64, 65, kTier0GemvNarrowMaxTokens, kTier0GemvNarrowMaxTokens + 1, kTier0KernelLimit})
     for (int n : {448, 896}) {
       CAPTURE(M);
       CAPTURE(n);
-      CHECK(tier0_default_path(M, n, true, true, false, true) == Tier0Path::mma);
-      CHECK(tier0_default_path(M, n, false, false, false, true) == Tier0Path::mma);
+      CHECK(tier0_default_path(M, n, true, true, false, true) == Tier0Path::mma_fused);
+      CHECK(tier0_default_path(M, n, false, false, false, true) == Tier0Path::mma_fused);
       // Not with a column tiling forced (that runs the cluster kernel), nor on wider shards.
       CHECK(tier0_default_path(M, n, true, true, true, true) ==
             (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
@@ -203,7 +203,7 @@ TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape"
   // only where that one does not take the shape; past 128 tokens, cuBLAS.
   for (int M : {1, 5, kTier0GemvMaxTokens}) {
     CHECK(tier0_default_path(M, 896, true, true, false, true) == Tier0Path::gemv_split);
-    CHECK(tier0_default_path(M, 896, false, true, false, true) == Tier0Path::mma);
+    CHECK(tier0_default_path(M, 896, false, true, false, true) == Tier0Path::mma_fused);
     CHECK(tier0_default_path(M, 896, false, true, true, true) == Tier0Path::split);
   }
   CHECK(tier0_default_path(kTier0KernelLimit + 1, 448, true, true, false, true) == Tier0Path::cublas);
@@ -323,10 +323,19 @@ TEST_CASE("gpu_plan: the MMA kernel's shapes and slices (mma_takes, plan_mma)") 
     CHECK(plan_mma(M, 896, 3584, kSms) == 8);
     CHECK(plan_mma(M, 448, 3584, kSms) == 8);
     CHECK(mma_smem(M, 3584, 8) <= mma::kSmemOptin);
+    // Its normalising form (mma-fused) too.
+    CHECK(plan_mma(M, 896, 3584, kSms, true) == 8);
+    CHECK(plan_mma(M, 448, 3584, kSms, true) == 8);
   }
   // Shared memory at the widest product: 1 KB slack, 7 chunks of W (8 KB)
-  // and of N (16 KB), the partial 64 x 132 fp32, 7 barriers.
+  // and of N (16 KB), the received partials 64 x 132 fp32, 7 + 1 barriers;
+  // normalising: 2 barriers and 16 bytes of slack, the sums of squares 8 x
+  // 128 and the rstd 128 fp32, g's slice 7 x 64 bf16.
   CHECK(mma_smem(128, 3584, 8) == 1024 + 7 * (8192 + 16384) + 64 * 132 * 4 + 8 * 8);
+  CHECK(mma_smem(128, 3584, 8, true) == mma_smem(128, 3584, 8) + 32 + 9 * 128 * 4 + 7 * 128);
+  // The tiles hold the partial where they are smaller (one chunk, n 128).
+  CHECK(mma_tiles(1, 128, mma_part_ld(128)) == 64 * 132 * 4);
+  CHECK(mma_tiles(2, 128, mma_part_ld(128)) == 2 * (64 + 128) * 128);
   // Eight chunks a slice (K 4096 over 8) still fit at M 128; nine do not.
   CHECK(mma_takes(8, 128, 896, 4096));
   CHECK_FALSE(mma_takes(8, 128, 896, 4608));
