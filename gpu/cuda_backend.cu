@@ -321,7 +321,7 @@ Result<Tier0Path> tier0_path(const Problem& p) {
   // its one-block form, 128 in its cluster form) and normalising (gemv, M up to 16).
   const bool gemv = shard_gemv_available(p.M, p.Hs(), p.L, false), gemv_norm = shard_gemv_available(p.M, p.Hs(), p.L, true);
   // The MMA kernel where it takes the shape, unless a plan of the few-token kernel is forced.
-  const bool mma = !plan_forced && shard_mma_plan(p.M, p.Hs(), p.L, true) > 0;
+  const bool mma = !plan_forced && shard_mma_plan(p.M, p.Hs(), p.L) > 0;
   Tier0Path chosen = tier0_default_path(p.M, p.Hs(), gemv, taken, *ct != 0, mma);
   if (const char* env = std::getenv("LTT_TIER0_PATH"); env && *env) {
     const std::string v = env;

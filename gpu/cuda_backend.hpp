@@ -48,9 +48,9 @@ bool supported_mutant(Mutant m);
 // collective normalises and the MMA kernel (shard_mma.cu: Hopper's
 // warpgroup products, compute capability 9.0) multiplies and adds;
 // mma-fused: the collective writes Z and that kernel normalises, multiplies
-// and adds; cublas:
+// and adds (measured slower on the H200); cublas:
 // the collective normalises, then cuBLAS with the addend and a rounding
-// kernel. ltt runs gemv-split up to 16 tokens, mma-fused from 17 to 128 on shards
+// kernel. ltt runs gemv-split up to 16 tokens, mma from 17 to 128 on shards
 // of up to 896 columns where it takes the shape (and below 17 where the
 // few-token kernel does not; else gemv-split up to 112 there, 128 on shards
 // of up to 448), split to 64 on those shards where neither takes it, where the device and shape allow those kernels, cublas

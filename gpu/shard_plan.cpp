@@ -76,12 +76,12 @@ int plan_mma(int M, int n, int K, int sms, bool norm) {
 
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced, bool mma_ok) {
   const bool mma = mma_ok && !columns_forced && M <= kTier0KernelLimit && n <= kTier0KernelMaxColumns;
-  if (mma && M > kTier0GemvMaxTokens) return Tier0Path::mma_fused;
+  if (mma && M > kTier0GemvMaxTokens) return Tier0Path::mma;
   if (gemv_ok && !columns_forced &&
       (M <= kTier0GemvMaxTokens || (M <= kTier0GemvNarrowMaxTokens && n <= kTier0KernelMaxColumns) ||
        (M <= kTier0KernelLimit && n <= kTier0GemvNarrowestColumns)))
     return Tier0Path::gemv_split;
-  if (mma) return Tier0Path::mma_fused;  // one tile of tokens where the few-token kernel does not take the shape
+  if (mma) return Tier0Path::mma;  // one tile of tokens where the few-token kernel does not take the shape
   if (kernel_ok && M <= kTier0KernelMaxTokens && (n <= kTier0KernelMaxColumns || columns_forced)) return Tier0Path::split;
   return Tier0Path::cublas;
 }

@@ -232,13 +232,15 @@ constexpr int kTier0KernelLimit = 128;
 constexpr int kTier0KernelMaxColumns = 896;
 
 // The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
-// tokens and a shard of n = H/T columns: the MMA kernel, normalising Z
-// itself (mma-fused: one kernel for the step, where the RMSNorm kernel
-// before it cost 1.1-1.3 us over the kernel alone on the H200, ninth
-// session, call 4), where it takes the shape on this device (mma_ok:
-// shard_mma_plan(..., true)) from kTier0GemvMaxTokens + 1 to
-// kTier0KernelLimit tokens on shards of up to kTier0KernelMaxColumns and no
-// column tiling is forced. On the H200 (bench/results/h200.md, eighth
+// tokens and a shard of n = H/T columns: the MMA kernel given N (mma: the
+// collective normalises) where it takes the shape on this device (mma_ok:
+// shard_mma_plan()) from kTier0GemvMaxTokens + 1 to kTier0KernelLimit
+// tokens on shards of up to kTier0KernelMaxColumns and no column tiling is
+// forced. Its normalising form (mma-fused: one kernel for the step) was
+// slower at every M on the H200 (ninth session, call 5: us a rank at T 8,
+// M 17 / 64 / 128, 8.5 / 11.8 / 17.5 against 6.7 / 7.0 / 9.4 with the
+// RMSNorm kernel before it: its serial RMSNorm inside one block an SM, with
+// a cluster-wide exchange, sits before every product). On the H200 (bench/results/h200.md, eighth
 // session, call 5), us a rank at T 8, M 17 / 33 / 64 / 96 / 128, the kernel
 // alone: 5.9 / 6.6 / 7.0 / 8.3 / 9.2 against the few-token kernel's 6.3 /
 // 7.1 / 8.4 / 10.8 / 12.7; at T 16 5.1 / 5.8 / 6.2 / 7.2 / 8.2 against 5.2 /

@@ -285,7 +285,7 @@ Result<int> run_bench(const BenchOptions& o) {
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
               "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv-split,\n"
-              "# -split, -mma-fused or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# -split, -mma or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
               "# alone (N given, no RMSNorm), by its own plan; tier0-gemv-kernel-CxK: the same with plan CxK forced (1x1: one\n"

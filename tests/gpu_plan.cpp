@@ -187,13 +187,13 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
 
 TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape") {
   // Past one tile of tokens up to 128, on k3's T 8 and 16 shards: the MMA
-  // kernel normalising Z itself, whatever else takes the shape.
+  // kernel given N (mma: the collective normalises), whatever else takes the shape.
   for (int M : {kTier0GemvMaxTokens + 1, 33, 64, 65, kTier0GemvNarrowMaxTokens, kTier0GemvNarrowMaxTokens + 1, kTier0KernelLimit})
     for (int n : {448, 896}) {
       CAPTURE(M);
       CAPTURE(n);
-      CHECK(tier0_default_path(M, n, true, true, false, true) == Tier0Path::mma_fused);
-      CHECK(tier0_default_path(M, n, false, false, false, true) == Tier0Path::mma_fused);
+      CHECK(tier0_default_path(M, n, true, true, false, true) == Tier0Path::mma);
+      CHECK(tier0_default_path(M, n, false, false, false, true) == Tier0Path::mma);
       // Not with a column tiling forced (that runs the cluster kernel), nor on wider shards.
       CHECK(tier0_default_path(M, n, true, true, true, true) ==
             (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
@@ -203,7 +203,7 @@ TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape"
   // only where that one does not take the shape; past 128 tokens, cuBLAS.
   for (int M : {1, 5, kTier0GemvMaxTokens}) {
     CHECK(tier0_default_path(M, 896, true, true, false, true) == Tier0Path::gemv_split);
-    CHECK(tier0_default_path(M, 896, false, true, false, true) == Tier0Path::mma_fused);
+    CHECK(tier0_default_path(M, 896, false, true, false, true) == Tier0Path::mma);
     CHECK(tier0_default_path(M, 896, false, true, true, true) == Tier0Path::split);
   }
   CHECK(tier0_default_path(kTier0KernelLimit + 1, 448, true, true, false, true) == Tier0Path::cublas);
