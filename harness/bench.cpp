@@ -42,6 +42,17 @@ Result<std::vector<Problem>> bench_problems(const BenchOptions& o, int P) {
   return ps;
 }
 
+// The MMA kernel's timeline in its last launch, after a row that ran it, in
+// a diagnostic build (CMake's LTT_MMA_TRACE); nothing in any other build.
+Status print_mma_trace([[maybe_unused]] const char* what, [[maybe_unused]] const Problem& p) {
+#if defined(LTT_MMA_TRACE)
+  auto tr = gpu::mma_trace();
+  if (!tr.ok()) return tr.error();
+  std::printf("# %s T %d M %d:\n%s", what, p.T, p.M, tr->c_str());
+#endif
+  return {};
+}
+
 }  // namespace
 
 Result<int> run_bench(const BenchOptions& o) {
@@ -147,22 +158,10 @@ Result<int> run_bench(const BenchOptions& o) {
       mv.mma = true;
       auto tm = gpu::time_tier0_kernel(p, in, o.reps, false, mv);
       LTT_TRY(not_taken("tier0-mma", p, tm.status()));
-#if defined(LTT_MMA_TRACE)
-      if (tm.ok()) {
-        auto tr = gpu::mma_trace();
-        if (!tr.ok()) return tr.error();
-        std::printf("# tier0-mma T %d M %d (behind the RMSNorm kernel):\n%s", p.T, p.M, tr->c_str());
-      }
-#endif
+      if (tm.ok()) LTT_TRY(print_mma_trace("tier0-mma (behind the RMSNorm kernel)", p));
       auto tmf = gpu::time_tier0_kernel(p, in, o.reps, true, mv);
       LTT_TRY(not_taken("tier0-mma-fused", p, tmf.status()));
-#if defined(LTT_MMA_TRACE)
-      if (tmf.ok()) {
-        auto tr = gpu::mma_trace();
-        if (!tr.ok()) return tr.error();
-        std::printf("# tier0-mma-fused T %d M %d (normalising Z itself):\n%s", p.T, p.M, tr->c_str());
-      }
-#endif
+      if (tmf.ok()) LTT_TRY(print_mma_trace("tier0-mma-fused (normalising Z itself)", p));
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
       // The pipeline's own choice, from the same timings.
@@ -205,11 +204,7 @@ Result<int> run_bench(const BenchOptions& o) {
         auto tk = gpu::time_tier0_kernel(p, in, o.reps, false, v);
         if (!tk.ok()) return tk.error();
         row("tier0-mma-kernel", p, *tk, bytes - 2 * L, flops);
-#if defined(LTT_MMA_TRACE)
-        auto tr = gpu::mma_trace();
-        if (!tr.ok()) return tr.error();
-        std::printf("# tier0-mma-kernel T %d M %d:\n%s", p.T, p.M, tr->c_str());
-#endif
+        LTT_TRY(print_mma_trace("tier0-mma-kernel", p));
         for (int ck : {1, 2, 4, 8}) {
           if (!gpu::mma_takes(ck, p.M, p.Hs(), p.L)) continue;
           v.mma_ck = ck;
