@@ -354,8 +354,9 @@ Result<Tier0Path> tier0_path(const Problem& p) {
                        " on this device (it needs compute capability 9.0 exactly: wgmma; M <= ", mma::kMaxRows,
                        ", H/T a multiple of ", mma::kRows, ", L a multiple of ", mma::kChunk,
                        " times the blocks of a cluster along K (1, 2, 4 or 8), H/T / ", mma::kRows,
-                       " times those blocks no more than the SMs, and a block's share of L in shared memory); "
-                       "unset it to let ltt choose");
+                       " times those blocks no more than the SMs, and a block's share of L in shared memory",
+                       chosen == Tier0Path::mma_fused ? ", with its normalisation's sums, rstd and share of g" : "",
+                       "); unset it to let ltt choose");
     if ((few || mma_named) && *ct)
       return LTT_USAGE("LTT_TIER0_COLUMNS=", *ct, " with LTT_TIER0_PATH=", v, ": the column tiles are the cluster "
                        "kernel's (fused, split); unset one of them");

@@ -99,7 +99,8 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
 // the kernel does not run here (compute capability 9.0 only: wgmma is an
 // sm_90a instruction), does not take the shape, or takes it only in more
 // than one wave of blocks. ck 0: that plan; another is a benchmark's
-// comparison or a test's.
+// comparison or a test's. With pdl, W and g are read before the wait for
+// the kernel before (they are weights): that kernel must not write them.
 int shard_mma_plan(int M, int n, int K, bool norm = false);
 // Whether this device runs that kernel at all (compute capability 9.0, the image loads).
 bool shard_mma_device();

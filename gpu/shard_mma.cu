@@ -1,6 +1,7 @@
-// Tier 0's per-rank step with Hopper's warpgroup products, N given, M up to
-// 128: Y [M, n] = bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32
-// accumulation, one rounding, -0 made +0 for a Lamport writer.
+// Tier 0's per-rank step with Hopper's warpgroup products, M up to 128:
+// Y [M, n] = bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32 accumulation,
+// one rounding, -0 made +0 for a Lamport writer; N given, or made here from
+// Z (RMSNorm, the kernel's normalising form: kNorm below).
 //
 // The product is taken transposed, Y^T = W N^T: W's 64 rows of a cluster are
 // the wgmma's m (64), the tokens its n (mma_width(M): M rounded up to 16, 64
@@ -134,7 +135,7 @@ __device__ __forceinline__ void mark(int i) {
 #endif
 
 // Grid (n / 64, ck) blocks of 256 threads in clusters of (1, ck); kNT =
-// mma_width(M); mma_smem(M, K, ck) bytes of dynamic shared memory. tw: W's
+// mma_width(M); mma_smem(M, K, ck, kNorm) bytes of dynamic shared memory. tw: W's
 // map ([n rows, K], boxes of 64 rows x 64); ta: N's ([M rows, K], boxes of
 // kNT rows x 64, rows past M zero). kNorm: ta maps Z, which the kernel
 // normalises itself (RMSNorm with weight g, eps, the order's rounding points:
