@@ -1,7 +1,8 @@
 // The element-wise device functions every kernel file shares: bf16 <-> fp32,
 // RMSNorm's rstd and its output element (the contract's rounding points),
 // the programmatic-launch trigger and wait, and a launch that asks for it;
-// the cluster kernels' sum of their blocks' partials.
+// a tier 0 output's rounding; the sums in block order of the kernels split
+// along K.
 // One definition, so that the tier 0 kernels and the RMSNorm kernels round
 // alike.
 #pragma once
@@ -47,26 +48,36 @@ __device__ __forceinline__ uint4 normalised8(uint4 z, uint4 g, float rstd, int f
   return o;
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-// An output of a tier 0 kernel whose cluster of ck (<= kMaxBlocks) blocks
-// split K (shard_gemv.cu's cluster form): the blocks' fp32
-// partials at `own`'s place in each block's shared memory added in block
-// order 0 .. ck - 1, then s, one rounding, -0 made +0 when nnz.
-template <int kMaxBlocks>
-__device__ __forceinline__ bf cluster_sum_round(cooperative_groups::cluster_group& cluster, float* own, int ck, float s,
-                                                int nnz) {
-  float pv[kMaxBlocks];
-#pragma unroll
-  for (int p = 0; p < kMaxBlocks; ++p)
-    if (p < ck) pv[p] = *cluster.map_shared_rank(own, p);
-  float acc = pv[0];
-#pragma unroll
-  for (int p = 1; p < kMaxBlocks; ++p)
-    if (p < ck) acc = __fadd_rn(acc, pv[p]);
-  acc = __fadd_rn(acc, s);
+// A tier 0 output from its fp32 value: one rounding, -0 made +0 when nnz
+// (a Lamport writer's: a published -0 is a slot no reader can take).
+__device__ __forceinline__ bf out_round(float acc, int nnz) {
   bf y = r(acc);
   if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
   return y;
+}
+
+// v(0) + v(1) + ... + v(n - 1) in that order (n <= kMax, at least 1): the
+// same bits whichever thread or block asks; the n values fetched together
+// first, so that their latencies overlap.
+template <int kMax, class V>
+__device__ __forceinline__ float ordered_sum(V v, int n) {
+  float pv[kMax];
+#pragma unroll
+  for (int p = 0; p < kMax; ++p)
+    if (p < n) pv[p] = v(p);
+  float acc = pv[0];
+#pragma unroll
+  for (int p = 1; p < kMax; ++p)
+    if (p < n) acc = __fadd_rn(acc, pv[p]);
+  return acc;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// The float at x in the shared memory of each of the cluster's first n
+// (<= kMax) blocks, added in block order 0 .. n - 1 (ordered_sum()).
+template <int kMax>
+__device__ __forceinline__ float cluster_sum(cooperative_groups::cluster_group& cluster, float* x, int n) {
+  return ordered_sum<kMax>([&](int p) { return *cluster.map_shared_rank(x, p); }, n);
 }
 #endif
 

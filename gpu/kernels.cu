@@ -392,9 +392,7 @@ __global__ void round_k(const float* src, int lds, bf* dst, int ldd, int rows, i
   const size_t n = static_cast<size_t>(rows) * cols;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
     const size_t i = e / cols, j = e % cols;
-    bf y = r(src[i * lds + j]);
-    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    dst[i * ldd + j] = y;
+    dst[i * ldd + j] = out_round(src[i * lds + j], nnz);
   }
 }
 

@@ -39,20 +39,6 @@ __device__ __forceinline__ void cp16(void* dst, const void* src) {
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
-// The sum over the cluster's ks blocks of the float at x in each one's
-// shared memory, in slice order 0, 1, ..., ks-1 (the same bits whichever
-// block asks): the ks remote reads issued together, then added.
-__device__ __forceinline__ float slices_sum(cooperative_groups::cluster_group& cluster, float* x, int ks) {
-  float part[kMaxSlices];
-#pragma unroll
-  for (int q = 0; q < kMaxSlices; ++q)
-    if (q < ks) part[q] = *cluster.map_shared_rank(x, q);
-  float t = part[0];
-#pragma unroll
-  for (int q = 1; q < kMaxSlices; ++q)
-    if (q < ks) t = __fadd_rn(t, part[q]);
-  return t;
-}
 #endif
 
 // Grid (n / (16 ct), ks), clusters (1, ks, 1). kp: warps splitting K within
@@ -140,7 +126,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cluster.sync();  // every slice's sums written
     for (int m = tid; m < M; m += kThreads) {
-      rs_s[m] = rstd_of(slices_sum(cluster, ss_s + m, ks), K, eps);
+      rs_s[m] = rstd_of(cluster_sum<kMaxSlices>(cluster, ss_s + m, ks), K, eps);
     }
     __syncthreads();
     for (int row = warp; row < M; row += kWarps) {
@@ -182,12 +168,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // This block's share of the elements: the ks slices in order, S, one rounding.
   for (int e = e0 + tid, i = 0; e < e1; e += kThreads, ++i) {
-    float acc = slices_sum(cluster, p_s + e, ks);
+    float acc = cluster_sum<kMaxSlices>(cluster, p_s + e, ks);
     const int row = e / w, col = e % w;
     acc = __fadd_rn(acc, f(i == 0 ? spre[0] : i == 1 ? spre[1] : S[static_cast<size_t>(row) * lds + col0 + col]));
-    bf y = r(acc);
-    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    Y[static_cast<size_t>(row) * ldy + col0 + col] = y;
+    Y[static_cast<size_t>(row) * ldy + col0 + col] = out_round(acc, nnz);
   }
   cluster.sync();  // no block leaves while a sibling still reads its shared memory
 #else

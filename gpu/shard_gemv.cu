@@ -214,10 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float acc = part[0][m_out][c_out];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) acc = __fadd_rn(acc, part[w][m_out][c_out]);
-    acc = __fadd_rn(acc, f(s_out));
-    bf y = r(acc);
-    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    Y[static_cast<size_t>(m_out) * ldy + col0 + c_out] = y;
+    Y[static_cast<size_t>(m_out) * ldy + col0 + c_out] = out_round(__fadd_rn(acc, f(s_out)), nnz);
   }
 #else
   __trap();  // mma.sync on bf16 needs sm_80; shard_gemv_available() keeps older devices off
@@ -375,7 +372,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster.sync();  // every slice's partial complete
   const auto emit = [&](int e, float s_val) {
     const int m = e / kW, c = e % kW;
-    Y[static_cast<size_t>(m) * ldy + col0 + c] = cluster_sum_round<kMaxSlices>(cluster, bp + m * kW + c, ck, s_val, nnz);
+    Y[static_cast<size_t>(m) * ldy + col0 + c] =
+        out_round(__fadd_rn(cluster_sum<kMaxSlices>(cluster, bp + m * kW + c, ck), s_val), nnz);
   };
 #pragma unroll
   for (int it = 0; it < kPre; ++it) {

@@ -326,10 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int p = 1; p < mma::kMaxSlices; ++p)
       if (p < ck) acc = __fadd_rn(acc, pv[p]);
-    acc = __fadd_rn(acc, s_val);
-    bf y = r(acc);
-    if (nnz && __bfloat16_as_ushort(y) == kNegZero) y = __ushort_as_bfloat16(0);
-    Y[static_cast<size_t>(m) * ldy + c0 + c] = y;
+    Y[static_cast<size_t>(m) * ldy + c0 + c] = out_round(__fadd_rn(acc, s_val), nnz);
   };
 #pragma unroll
   for (int it = 0; it < kPre; ++it) {
