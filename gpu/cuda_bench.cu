@@ -587,6 +587,8 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   if (v.bare && (fused || !(v.gemv || v.mma)))
     return LTT_ERR(Errc::internal, "a bare call is the split form of the few-token or the MMA kernel only");
   if (v.mma && v.gemv) return LTT_ERR(Errc::internal, "a row times the MMA kernel or the few-token kernel, not both");
+  if (v.warm && (fused || v.bare)) return LTT_ERR(Errc::internal, "a warm call is the split form's");
+  if (v.warm && !c.pdl) return LTT_USAGE("warm calls of tier 0's step need programmatic launch (compute capability 9.0)");
   if (v.mma && (!shard_mma_device() || !mma_takes(v.mma_ck ? v.mma_ck : shard_mma_plan(M, Hs, L, fused), M, Hs, L, fused)))
     return LTT_USAGE("tier 0's MMA kernel does not take M ", M, " n ", Hs, " K ", L,
                      v.mma_ck ? cat(" with ", v.mma_ck, " blocks a cluster") : "", " on this device");
@@ -614,7 +616,12 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
     const bf* wi = w[i % sets].get();
     if (fused) return step(c.R[0], c.g.get(), wi, v.chained && c.pdl);  // R[0] stands for the reduced Z
     if (v.bare) return step(c.N.get(), nullptr, wi, false);              // N as made before the timing
-    LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s));
+    NormKernel nk;
+    if (v.warm) {  // the stand-in for the collective brings this call's W into L2, behind the call before
+      nk.pdl = true;
+      nk.prefetch = L2Prefetch{wi, wn * sizeof(bf)};
+    }
+    LTT_TRY(rmsnorm(c.R[0], L, c.g.get(), c.N.get(), M, L, c.eps(), NormOrder::fused, c.s, nk));
     return step(c.N.get(), nullptr, wi, c.pdl);
   });
   if (!t.ok()) return t;

@@ -65,6 +65,14 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // only, leaves the RMSNorm kernel out (N made once, before the timing): the
 // kernel alone, launched as an ordinary kernel. `mma` times the MMA kernel
 // (shard_mma.cu) the same ways: fused (normalising Z itself), split or bare.
+// `warm`, split only: the RMSNorm kernel, standing in for the collective
+// before the step, brings the call's W shard into L2 at its start, and is
+// itself a programmatic dependent of the call before (as the pipeline's
+// collective brings W in while it waits for the ranks' data: tier0.cu). The
+// steps then run back to back with W's bytes moving under the step before:
+// the figure is a step's share of that stream, still bounded below by W's
+// bytes over the memory's bandwidth (the rotation keeps W out of L2 until
+// its own call's prefetch).
 struct Tier0Variant {
   int ct = 0;
   bool chained = false;
@@ -73,6 +81,7 @@ struct Tier0Variant {
   GemvPlan plan{};  // gemv, N given: this plan of the few-token kernel ({0, 0}: its own)
   bool mma = false;  // the MMA kernel (shard_mma.cu; fused, split or bare) instead
   int mma_ck = 0;    // mma: this many blocks a cluster along K (0: its plan's)
+  bool warm = false;  // split: the RMSNorm kernel brings W into L2, chained behind the call before
 };
 Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int reps);
 Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, bool fused, Tier0Variant v = {});

@@ -1,6 +1,7 @@
 // The element-wise device functions every kernel file shares: bf16 <-> fp32,
 // RMSNorm's rstd and its output element (the contract's rounding points),
 // the programmatic-launch trigger and wait, and a launch that asks for it;
+// a weight's prefetch into L2;
 // a tier 0 output's rounding; the sums in block order of the kernels split
 // along K.
 // One definition, so that the tier 0 kernels and the RMSNorm kernels round
@@ -97,6 +98,26 @@ __device__ __forceinline__ void allow_dependents() {
 __device__ __forceinline__ void wait_dependencies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
+#endif
+}
+
+// Brings `bytes` from p into L2 with Hopper's bulk prefetch, in 16 KB
+// pieces spread over the grid's threads (1-D blocks): a hint, nothing waits
+// for it and no value changes, only where the bytes sit. For a weight the
+// next kernel reads (tier 0's W shard, L2Prefetch in kernels.cuh): issued
+// before this kernel's own wait, it moves W while the kernels before still
+// run. p 16-byte aligned and bytes a multiple of 16 (checked by the
+// launching function); nothing where p is null, nor before Hopper.
+__device__ __forceinline__ void prefetch_l2(const void* p, size_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (p == nullptr) return;
+  constexpr size_t kPiece = 16384;
+  const size_t threads = static_cast<size_t>(gridDim.x) * gridDim.y * blockDim.x;
+  const size_t t = (static_cast<size_t>(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+  for (size_t off = t * kPiece; off < bytes; off += threads * kPiece) {
+    const uint32_t n = static_cast<uint32_t>(bytes - off < kPiece ? bytes - off : kPiece);
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(static_cast<const char*>(p) + off), "r"(n) : "memory");
+  }
 #endif
 }
 

@@ -245,10 +245,13 @@ __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, c
 // (every thread the same). More threads a row than the warp kernels: more
 // rows' loads in flight at large M with few registers a thread. Launched as
 // a programmatic dependent (NormKernel::pdl), it waits for the kernel before
-// it before it reads Z.
+// it before it reads Z; the next kernel's weight (pf, pf_bytes) is brought
+// into L2 before that wait.
 template <int VPT, int kT>
-__global__ void __launch_bounds__(kT) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused) {
+__global__ void __launch_bounds__(kT) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused,
+                                                        const void* pf, size_t pf_bytes) {
   allow_dependents();
+  prefetch_l2(pf, pf_bytes);
   wait_dependencies();
   constexpr int kW = kT / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, nv = L / 8;
@@ -277,8 +280,9 @@ __device__ bf lamport_take(bf v, bool sanitise, long long idx, long long* stuck)
 
 __global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh,
                                    int T, int lo, int M, int L, int H, int ring, int fused, float eps, Terms t,
-                                   int sanitise, long long* stuck) {
+                                   int sanitise, long long* stuck, const void* pf, size_t pf_bytes) {
   allow_dependents();
+  prefetch_l2(pf, pf_bytes);
   extern __shared__ bf zrow[];
   const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
   const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;
@@ -333,8 +337,9 @@ __device__ bf sum_vec(const uint4 (&x)[MAXT], int k, int T, int ring, int c, Ter
 template <int MAXT>
 __global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T,
                                      int lo, int M, int L, int H, int ring, int fused, float eps, Terms t, int sanitise,
-                                     long long* stuck) {
+                                     long long* stuck, const void* pf, size_t pf_bytes) {
   allow_dependents();
+  prefetch_l2(pf, pf_bytes);
   extern __shared__ __align__(16) bf zrow_v[];
   const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
   const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;
@@ -575,19 +580,32 @@ Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, siz
   return {};
 }
 
+namespace {
+// A prefetch the bulk copy unit takes: 16-byte aligned, a multiple of 16 bytes.
+Status check_prefetch(const L2Prefetch& pf, const char* who) {
+  if (pf.p && (reinterpret_cast<uintptr_t>(pf.p) % 16 != 0 || pf.bytes % 16 != 0))
+    return LTT_ERR(Errc::internal, who, ": an L2 prefetch needs a 16-byte aligned address and a multiple of 16 bytes (",
+                   pf.bytes, " bytes at ", pf.p, ")");
+  return {};
+}
+}  // namespace
+
 Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
                         int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
-                        long long* stuck, cudaStream_t s) {
+                        long long* stuck, cudaStream_t s, L2Prefetch prefetch) {
+  LTT_TRY(check_prefetch(prefetch, "tier0_collective"));
   const dim3 grid(static_cast<unsigned>(M), static_cast<unsigned>(hi - lo));
   const size_t smem = sizeof(bf) * static_cast<size_t>(L);
   if (smem > 48 * 1024) return LTT_ERR(Errc::internal, "tier0_collective: L = ", L, " needs more than 48 KB of shared memory");
   const int Hs = H / T;
   if (T <= 16 && L % 8 == 0 && Hs % 8 == 0 && H % 8 == 0)  // 16-byte loads (cudaMalloc'd rank buffers are aligned)
     tier0_collective_vec<16><<<grid, 512, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
-                                                    order == NormOrder::fused, eps, terms, sanitise, stuck);
+                                                    order == NormOrder::fused, eps, terms, sanitise, stuck, prefetch.p,
+                                                    prefetch.bytes);
   else
     tier0_collective_k<<<grid, kThreads, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
-                                                     order == NormOrder::fused, eps, terms, sanitise, stuck);
+                                                     order == NormOrder::fused, eps, terms, sanitise, stuck, prefetch.p,
+                                                     prefetch.bytes);
   LTT_LAUNCHED();
   return {};
 }
@@ -602,12 +620,17 @@ Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps
     k.block_row = 1;  // the default (bench/results/h200.md: 30.4 against 35.0 us at M 8192, 2.0 against 4.8 at M 1)
   if (vec && k.block_row > 0 && L <= 4096) {
     const bool pdl = k.pdl;
+    LTT_TRY(check_prefetch(k.prefetch, "rmsnorm"));
+    const void* pf = k.prefetch.p;
+    const size_t pfb = k.prefetch.bytes;
     if (k.block_threads == 512 && L <= 4096)
-      return launch(rmsnorm_block_row<1, 512>, rows, 512, pdl, s, Z, ldz, g, N, L, eps, fused);
+      return launch(rmsnorm_block_row<1, 512>, rows, 512, pdl, s, Z, ldz, g, N, L, eps, fused, pf, pfb);
     if (L <= 2048)
-      return launch(rmsnorm_block_row<1, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused);
-    return launch(rmsnorm_block_row<2, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused);
-  } else if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
+      return launch(rmsnorm_block_row<1, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused, pf, pfb);
+    return launch(rmsnorm_block_row<2, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused, pf, pfb);
+  }
+  if (k.prefetch.p) return LTT_ERR(Errc::internal, "rmsnorm: a prefetch is the block-a-row kernel's option (L a multiple of 8, "
+                                                   "up to 4096, 16-byte aligned rows)"); else if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
     // A warp a row (rows_per_warp: about that many), 4 warps a block; faster
     // than the one-pass warp kernel's block shapes below (bench/results/h200.md).
     const int rpw = k.rows_per_warp > 0 ? k.rows_per_warp : 1;

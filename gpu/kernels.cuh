@@ -47,6 +47,14 @@ struct Terms {
 // out may be the same buffers only when every rank is in this process.
 Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, Algo algo, cudaStream_t s,
                  Terms terms = {});
+// A weight the kernel after this one reads (tier 0's W shard), brought
+// into L2 by this one at its start (elem.cuh's prefetch_l2()): a hint that
+// changes no value. p 16-byte aligned, bytes a multiple of 16, or p null
+// (none).
+struct L2Prefetch {
+  const void* p = nullptr;
+  size_t bytes = 0;
+};
 // Tier 0's fused collective, one kernel for this process's ranks r in
 // [lo, hi): reads every rank's R and S through peer memory; Z = R summed in
 // the contract's order (one-shot or ring, as allreduce), N_r = RMSNorm(Z)
@@ -55,10 +63,11 @@ Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, siz
 // it is not -0: where a writer publishes -0 anyway (sanitise false: the
 // unsanitised-writer mutant), the first such element (rank q, element e of
 // R, or M L + e of S: index q M (L + H) + ...) lands in *stuck (atomic min);
-// correct writers turn -0 into +0 before they publish.
+// correct writers turn -0 into +0 before they publish. `prefetch`: the next
+// kernel's weight, brought into L2 while this one waits for the ranks' data.
 Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
                         int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
-                        long long* stuck, cudaStream_t s);
+                        long long* stuck, cudaStream_t s, L2Prefetch prefetch = {});
 // Tier 0's per-rank step in one kernel (shard_gemm.cu): Y [M, n] (ldy) =
 // bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32 accumulation, one rounding,
 // -0 made +0 when no_neg_zero. With g, A is Z and N = RMSNorm(Z) (weight g,
@@ -121,6 +130,7 @@ struct NormKernel {
   int warp_rows_per_block = 0;  // 1..8: the one-pass warp kernel with this many rows a block
   int block_threads = 256;      // the block-a-row kernel's threads: 256, or 512 (a vector a thread up to L 4096)
   bool pdl = false;             // the block-a-row kernel launched as a programmatic dependent (compute capability 9.0+ only)
+  L2Prefetch prefetch{};        // the block-a-row kernel brings this into L2 before it waits for the kernel before
 };
 Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps, NormOrder order, cudaStream_t s,
                NormKernel kernel = {});

@@ -162,14 +162,23 @@ Result<int> run_bench(const BenchOptions& o) {
       auto tmf = gpu::time_tier0_kernel(p, in, o.reps, true, mv);
       LTT_TRY(not_taken("tier0-mma-fused", p, tmf.status()));
       if (tmf.ok()) LTT_TRY(print_mma_trace("tier0-mma-fused (normalising Z itself)", p));
+      // The split forms warm: W brought into L2 by the kernel before, as the
+      // pipeline's collective does (cuda_bench.hpp's Tier0Variant::warm).
+      gpu::Tier0Variant gw{0, false, true};
+      gw.warm = true;
+      gpu::Tier0Variant mw = mv;
+      mw.warm = true;
+      auto tgw = gpu::time_tier0_kernel(p, in, o.reps, false, gw), tmw = gpu::time_tier0_kernel(p, in, o.reps, false, mw);
+      LTT_TRY(not_taken("tier0-gemv-split-warm", p, tgw.status()));
+      LTT_TRY(not_taken("tier0-mma-warm", p, tmw.status()));
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
-      // The pipeline's own choice, from the same timings.
+      // The pipeline's own choice, from the same timings (its split forms warm).
       auto& mine = *path == gpu::Tier0Path::fused        ? tf
                    : *path == gpu::Tier0Path::split      ? ts
                    : *path == gpu::Tier0Path::gemv       ? tg
-                   : *path == gpu::Tier0Path::gemv_split ? tgs
-                   : *path == gpu::Tier0Path::mma        ? tm
+                   : *path == gpu::Tier0Path::gemv_split ? tgw
+                   : *path == gpu::Tier0Path::mma        ? tmw
                    : *path == gpu::Tier0Path::mma_fused  ? tmf
                                                          : tc;
       if (!mine.ok()) return mine.error();
@@ -189,12 +198,14 @@ Result<int> run_bench(const BenchOptions& o) {
       if (ts.ok()) row("tier0-split", p, *ts, bytes, flops);
       if (tg.ok()) row("tier0-gemv", p, *tg, bytes, flops);
       if (tgs.ok()) row("tier0-gemv-split", p, *tgs, bytes, flops);
+      if (tgw.ok()) row("tier0-gemv-split-warm", p, *tgw, bytes, flops);
       if (tgs.ok()) {
         auto tgk = gpu::time_tier0_kernel(p, in, o.reps, false, gpu::Tier0Variant{0, false, true, true});
         if (!tgk.ok()) return tgk.error();
         row("tier0-gemv-kernel", p, *tgk, bytes - 2 * L, flops);
       }
       if (tm.ok()) row("tier0-mma", p, *tm, bytes, flops);
+      if (tmw.ok()) row("tier0-mma-warm", p, *tmw, bytes, flops);
       if (tmf.ok()) row("tier0-mma-fused", p, *tmf, bytes, flops);
       // The MMA kernel alone (N given), by its own plan and with each
       // cluster size along K forced.
@@ -279,8 +290,11 @@ Result<int> run_bench(const BenchOptions& o) {
     }
   }
   std::printf("# tierK-all: the whole tier on all T fake ranks of one GPU (T RMSNorms and GEMMs, collective kernels);\n"
-              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv-split,\n"
-              "# -split, -mma or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# tier0-rank: one rank's RMSNorm + shard GEMM + S add + rounding as the pipeline runs it (tier0-gemv-split-warm,\n"
+              "# -split, -mma-warm or -cublas by M), collectives excluded; tier0-fused: tier 0's kernel normalising too (one launch);\n"
+              "# -warm: the RMSNorm kernel, standing in for the collective, brings the call's W shard into L2 at its start and\n"
+              "# is a programmatic dependent of the call before (the pipeline's collective brings W in while it waits), so W's\n"
+              "# bytes move under the step before;\n"
               "# tier0-split: the RMSNorm kernel, then that kernel; tier0-gemv: the few-token kernel (M <= 16) normalising\n"
               "# too (one launch); tier0-gemv-split: the RMSNorm kernel, then that kernel; tier0-gemv-kernel: that kernel\n"
               "# alone (N given, no RMSNorm), by its own plan; tier0-gemv-kernel-CxK: the same with plan CxK forced (1x1: one\n"
