@@ -102,8 +102,10 @@ __device__ __forceinline__ void wait_dependencies() {
 }
 
 // Brings `bytes` from p into L2 with Hopper's bulk prefetch, in 16 KB
-// pieces spread over the grid's threads (1-D blocks): a hint, nothing waits
-// for it and no value changes, only where the bytes sit. For a weight the
+// pieces dealt to the grid's blocks round robin (piece i to block i mod
+// blocks, 1-D blocks): a hint, nothing waits for it and no value changes,
+// only where the bytes sit. One SM's copy unit issues its pieces one by
+// one, so the more blocks share them the sooner W is in. For a weight the
 // next kernel reads (tier 0's W shard, L2Prefetch in kernels.cuh): issued
 // before this kernel's own wait, it moves W while the kernels before still
 // run. p 16-byte aligned and bytes a multiple of 16 (checked by the
@@ -112,13 +114,20 @@ __device__ __forceinline__ void prefetch_l2(const void* p, size_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (p == nullptr) return;
   constexpr size_t kPiece = 16384;
-  const size_t threads = static_cast<size_t>(gridDim.x) * gridDim.y * blockDim.x;
-  const size_t t = (static_cast<size_t>(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
-  for (size_t off = t * kPiece; off < bytes; off += threads * kPiece) {
+  const size_t blocks = static_cast<size_t>(gridDim.x) * gridDim.y, b = static_cast<size_t>(blockIdx.y) * gridDim.x + blockIdx.x;
+  const size_t pieces = (bytes + kPiece - 1) / kPiece;
+  for (size_t i = b + blocks * threadIdx.x; i < pieces; i += blocks * blockDim.x) {
+    const size_t off = i * kPiece;
     const uint32_t n = static_cast<uint32_t>(bytes - off < kPiece ? bytes - off : kPiece);
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(static_cast<const char*>(p) + off), "r"(n) : "memory");
   }
 #endif
+}
+// Blocks enough that each issues at most 3 pieces of prefetch_l2()'s, at
+// most `cap` (the device's multiprocessors).
+inline unsigned prefetch_blocks(size_t bytes, int cap) {
+  const size_t want = (bytes + 3 * 16384 - 1) / (3 * 16384);
+  return static_cast<unsigned>(want < static_cast<size_t>(cap) ? want : static_cast<size_t>(cap));
 }
 
 // A launch of grid (gx, cy) blocks of `block` threads in clusters of (1, cy,

@@ -247,11 +247,14 @@ __global__ void __launch_bounds__(128) rmsnorm_warp_pipe(const bf* Z, int ldz, c
 // a programmatic dependent (NormKernel::pdl), it waits for the kernel before
 // it before it reads Z; the next kernel's weight (pf, pf_bytes) is brought
 // into L2 before that wait.
+// Blocks past the M rows (a launch given more, for the prefetch) only
+// prefetch.
 template <int VPT, int kT>
-__global__ void __launch_bounds__(kT) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int L, float eps, int fused,
-                                                        const void* pf, size_t pf_bytes) {
+__global__ void __launch_bounds__(kT) rmsnorm_block_row(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps,
+                                                        int fused, const void* pf, size_t pf_bytes) {
   allow_dependents();
   prefetch_l2(pf, pf_bytes);
+  if (static_cast<int>(blockIdx.x) >= M) return;
   wait_dependencies();
   constexpr int kW = kT / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, nv = L / 8;
@@ -623,11 +626,13 @@ Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps
     LTT_TRY(check_prefetch(k.prefetch, "rmsnorm"));
     const void* pf = k.prefetch.p;
     const size_t pfb = k.prefetch.bytes;
+    // Few rows: more blocks, which only prefetch, so that many SMs share the pieces.
+    const unsigned grid = pf ? std::max(rows, prefetch_blocks(pfb, std::max(1, device_caps().sms))) : rows;
     if (k.block_threads == 512 && L <= 4096)
-      return launch(rmsnorm_block_row<1, 512>, rows, 512, pdl, s, Z, ldz, g, N, L, eps, fused, pf, pfb);
+      return launch(rmsnorm_block_row<1, 512>, grid, 512, pdl, s, Z, ldz, g, N, M, L, eps, fused, pf, pfb);
     if (L <= 2048)
-      return launch(rmsnorm_block_row<1, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused, pf, pfb);
-    return launch(rmsnorm_block_row<2, 256>, rows, 256, pdl, s, Z, ldz, g, N, L, eps, fused, pf, pfb);
+      return launch(rmsnorm_block_row<1, 256>, grid, 256, pdl, s, Z, ldz, g, N, M, L, eps, fused, pf, pfb);
+    return launch(rmsnorm_block_row<2, 256>, grid, 256, pdl, s, Z, ldz, g, N, M, L, eps, fused, pf, pfb);
   }
   if (k.prefetch.p) return LTT_ERR(Errc::internal, "rmsnorm: a prefetch is the block-a-row kernel's option (L a multiple of 8, "
                                                    "up to 4096, 16-byte aligned rows)"); else if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
