@@ -76,7 +76,7 @@ int plan_mma(int M, int n, int K, int sms, bool norm) {
 
 Tier0Path tier0_default_path(int M, int n, bool gemv_ok, bool kernel_ok, bool columns_forced, bool mma_ok) {
   const bool mma = mma_ok && !columns_forced && M <= kTier0KernelLimit && n <= kTier0KernelMaxColumns;
-  if (mma && M > kTier0GemvMaxTokens) return Tier0Path::mma;
+  if (mma && M >= kTier0MmaMinTokens) return Tier0Path::mma;
   if (gemv_ok && !columns_forced &&
       (M <= kTier0GemvMaxTokens || (M <= kTier0GemvNarrowMaxTokens && n <= kTier0KernelMaxColumns) ||
        (M <= kTier0KernelLimit && n <= kTier0GemvNarrowestColumns)))

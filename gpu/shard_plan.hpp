@@ -208,6 +208,13 @@ constexpr int kTier0KernelMaxTokens = 64;
 // their W loads do not overlap anything, and the normalisation's barrier
 // is on the path).
 constexpr int kTier0GemvMaxTokens = 16;
+// From this many tokens the MMA kernel, where it takes the shape, runs
+// instead of the few-token kernel (tier0_default_path()). Both behind the
+// kernel before that brings W into L2 (tenth session, call 4: us a rank at
+// T 8, M 9 .. 16, MMA 5.2 5.0 5.2 5.0 5.0 5.0 5.0 5.0 against the few-token
+// kernel's 4.7 4.9 5.0 4.9 5.4 5.4 5.1 5.6; at T 16 4.3 from M 9 against
+// 3.9 4.2 4.2 4.2 4.3 4.4 4.6 4.6).
+constexpr int kTier0MmaMinTokens = 13;
 // And on shards of up to kTier0KernelMaxColumns columns up to this many
 // (N given; on Hopper the cluster form, GemvPlan above), and on shards of up
 // to kTier0GemvNarrowestColumns up to tier 0's last M (128). On the H200
@@ -234,7 +241,7 @@ constexpr int kTier0KernelMaxColumns = 896;
 // The per-rank path tier 0 runs unless LTT_TIER0_PATH forces one, for M
 // tokens and a shard of n = H/T columns: the MMA kernel given N (mma: the
 // collective normalises) where it takes the shape on this device (mma_ok:
-// shard_mma_plan()) from kTier0GemvMaxTokens + 1 to kTier0KernelLimit
+// shard_mma_plan()) from kTier0MmaMinTokens to kTier0KernelLimit
 // tokens on shards of up to kTier0KernelMaxColumns and no column tiling is
 // forced. Its normalising form (mma-fused: one kernel for the step) was
 // slower at every M on the H200 (ninth session, call 5: us a rank at T 8,
@@ -244,9 +251,10 @@ constexpr int kTier0KernelMaxColumns = 896;
 // session, call 5), us a rank at T 8, M 17 / 33 / 64 / 96 / 128, the kernel
 // alone: 5.9 / 6.6 / 7.0 / 8.3 / 9.2 against the few-token kernel's 6.3 /
 // 7.1 / 8.4 / 10.8 / 12.7; at T 16 5.1 / 5.8 / 6.2 / 7.2 / 8.2 against 5.2 /
-// 5.8 / 6.8 / 8.3 / 9.8; at M 1 and 16 it lost (T 8: 5.4 and 5.6 against 4.3
-// and 5.5), so there only where the few-token kernel does not take the
-// shape. Else gemv-split where the few-token kernel takes the shape
+// 5.8 / 6.8 / 8.3 / 9.8; at M 1 and 16 it lost then (T 8: 5.4 and 5.6
+// against 4.3 and 5.5), but with W brought into L2 by the kernel before
+// (the tenth session) it wins from 13 tokens (kTier0MmaMinTokens); below,
+// only where the few-token kernel does not take the shape. Else gemv-split where the few-token kernel takes the shape
 // (gemv_ok) and no column tiling is forced, up to kTier0GemvMaxTokens on any
 // shard, kTier0GemvNarrowMaxTokens on shards of up to kTier0KernelMaxColumns
 // and kTier0KernelLimit on shards of up to kTier0GemvNarrowestColumns

@@ -4,8 +4,8 @@
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
 // N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel:
-// shard_gemv.cu up to 16 tokens; on narrow shards shard_mma.cu (Hopper's
-// warpgroup products; it normalises Z itself on the mma-fused path) from 17
+// shard_gemv.cu up to 12 tokens; on narrow shards shard_mma.cu (Hopper's
+// warpgroup products; it normalises Z itself on the mma-fused path) from 13
 // to 128, or where it does not run shard_gemv.cu
 // up to 112 or 128 (its cluster form on Hopper); shard_gemm.cu where those
 // do not take the shape (it normalises Z itself on the fused path); cuBLAS

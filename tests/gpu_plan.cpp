@@ -188,20 +188,23 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
 TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape") {
   // Past one tile of tokens up to 128, on k3's T 8 and 16 shards: the MMA
   // kernel given N (mma: the collective normalises), whatever else takes the shape.
-  for (int M : {kTier0GemvMaxTokens + 1, 33, 64, 65, kTier0GemvNarrowMaxTokens, kTier0GemvNarrowMaxTokens + 1, kTier0KernelLimit})
+  for (int M : {kTier0MmaMinTokens, kTier0GemvMaxTokens, kTier0GemvMaxTokens + 1, 33, 64, 65, kTier0GemvNarrowMaxTokens,
+                kTier0GemvNarrowMaxTokens + 1, kTier0KernelLimit})
     for (int n : {448, 896}) {
       CAPTURE(M);
       CAPTURE(n);
       CHECK(tier0_default_path(M, n, true, true, false, true) == Tier0Path::mma);
       CHECK(tier0_default_path(M, n, false, false, false, true) == Tier0Path::mma);
-      // Not with a column tiling forced (that runs the cluster kernel), nor on wider shards.
+      // Not with a column tiling forced (that runs the cluster kernel), nor on
+      // wider shards (the few-token kernel up to its 16 tokens there).
       CHECK(tier0_default_path(M, n, true, true, true, true) ==
             (M <= kTier0KernelMaxTokens ? Tier0Path::split : Tier0Path::cublas));
-      CHECK(tier0_default_path(M, 1792, true, true, false, true) == Tier0Path::cublas);
+      CHECK(tier0_default_path(M, 1792, true, true, false, true) ==
+            (M <= kTier0GemvMaxTokens ? Tier0Path::gemv_split : Tier0Path::cublas));
     }
-  // One tile of tokens: the few-token kernel (it won there); the MMA kernel
-  // only where that one does not take the shape; past 128 tokens, cuBLAS.
-  for (int M : {1, 5, kTier0GemvMaxTokens}) {
+  // Fewer tokens: the few-token kernel (it won there); the MMA kernel only
+  // where that one does not take the shape; past 128 tokens, cuBLAS.
+  for (int M : {1, 5, kTier0MmaMinTokens - 1}) {
     CHECK(tier0_default_path(M, 896, true, true, false, true) == Tier0Path::gemv_split);
     CHECK(tier0_default_path(M, 896, false, true, false, true) == Tier0Path::mma);
     CHECK(tier0_default_path(M, 896, false, true, true, true) == Tier0Path::split);
