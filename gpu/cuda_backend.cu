@@ -33,7 +33,7 @@ Status upload(const MatrixB& m, bf* dst, cudaStream_t s) {
 // handle, and NCCL's communicator when a run asks for it.
 struct Runtime {
   int device = -1;
-  bool pdl = false;  // compute capability 9.0 or later: programmatic dependent launch
+  bool pdl = false;  // programmatic dependent launch: compute capability 9.0 or later, and kernels built for it
   cudaStream_t s = nullptr, aux = nullptr;
   cublasHandle_t blas = nullptr;
   // Tier 0's three rotating Lamport receive buffers on fake ranks and how
@@ -54,7 +54,7 @@ struct Runtime {
     device = dev;
     int major = 0;
     LTT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    pdl = major >= 9;
+    pdl = major >= 9 && kernels_wait_for_programmatic_launch();
     LTT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     LTT_CUDA(cudaStreamCreateWithFlags(&aux, cudaStreamNonBlocking));
     LTT_CUBLAS(cublasCreate(&blas));

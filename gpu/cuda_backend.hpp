@@ -50,10 +50,11 @@ bool supported_mutant(Mutant m);
 // mma-fused: the collective writes Z and that kernel normalises, multiplies
 // and adds (measured slower on the H200); cublas:
 // the collective normalises, then cuBLAS with the addend and a rounding
-// kernel. ltt runs gemv-split up to 12 tokens, mma from 13 to 128 on shards
-// of up to 896 columns where it takes the shape (and below 13 where the
-// few-token kernel does not; else gemv-split up to 112 there, 128 on shards
-// of up to 448), split to 64 on those shards where neither takes it, where the device and shape allow those kernels, cublas
+// kernel. On shards of up to 896 columns where the MMA kernel takes the
+// shape, ltt runs gemv-split up to 12 tokens and mma from 13 to 128 (mma
+// below 13 too where the few-token kernel does not take the shape); else
+// gemv-split up to 16 tokens, up to 112 on shards of up to 896 columns and
+// 128 on those of up to 448, split to 64 on those shards where neither takes it, where the device and shape allow those kernels, cublas
 // otherwise (tier0_default_path(), shard_plan.hpp; LTT_TIER0_GEMV_PLAN=CNxCK
 // forces the few-token kernel's plan, GemvPlan, and keeps the MMA kernel out);
 // LTT_TIER0_PATH=fused|split|gemv|gemv-split|mma|mma-fused|cublas forces one (the tests

@@ -589,6 +589,8 @@ Result<Timing> time_tier0_kernel(const Problem& p, const Inputs& in, int reps, b
   if (v.mma && v.gemv) return LTT_ERR(Errc::internal, "a row times the MMA kernel or the few-token kernel, not both");
   if (v.warm && (fused || v.bare)) return LTT_ERR(Errc::internal, "a warm call is the split form's");
   if (v.warm && !c.pdl) return LTT_USAGE("warm calls of tier 0's step need programmatic launch (compute capability 9.0)");
+  if (v.warm && (L % 8 != 0 || L > 4096))
+    return LTT_USAGE("warm calls of tier 0's step need the block-a-row RMSNorm kernel (L a multiple of 8, up to 4096), L ", L);
   if (v.mma && (!shard_mma_device() || !mma_takes(v.mma_ck ? v.mma_ck : shard_mma_plan(M, Hs, L, fused), M, Hs, L, fused)))
     return LTT_USAGE("tier 0's MMA kernel does not take M ", M, " n ", Hs, " K ", L,
                      v.mma_ck ? cat(" with ", v.mma_ck, " blocks a cluster") : "", " on this device");

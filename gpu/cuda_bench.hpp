@@ -68,11 +68,13 @@ bool norm_choice_applies(const NormChoice& kernel, int L);
 // `warm`, split only: the RMSNorm kernel, standing in for the collective
 // before the step, brings the call's W shard into L2 at its start, and is
 // itself a programmatic dependent of the call before (as the pipeline's
-// collective brings W in while it waits for the ranks' data: tier0.cu). The
-// steps then run back to back with W's bytes moving under the step before:
-// the figure is a step's share of that stream, still bounded below by W's
-// bytes over the memory's bandwidth (the rotation keeps W out of L2 until
-// its own call's prefetch).
+// first step kernel, a programmatic dependent of the collective, loads W
+// while the collective runs: tier0.cu). The steps then run back to back
+// with W's bytes moving under the step before: the figure is a step's share
+// of that stream, still bounded below by W's bytes over the memory's
+// bandwidth where the rotation's copies cover twice the L2 (W's shard 3.2
+// MB or more on the H200, k3 at T 8 and 16: a call's W then comes from
+// memory, by its own call's prefetch; smaller shards stay partly in L2).
 struct Tier0Variant {
   int ct = 0;
   bool chained = false;

@@ -283,9 +283,8 @@ __device__ bf lamport_take(bf v, bool sanitise, long long idx, long long* stuck)
 
 __global__ void tier0_collective_k(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh,
                                    int T, int lo, int M, int L, int H, int ring, int fused, float eps, Terms t,
-                                   int sanitise, long long* stuck, const void* pf, size_t pf_bytes) {
+                                   int sanitise, long long* stuck) {
   allow_dependents();
-  prefetch_l2(pf, pf_bytes);
   extern __shared__ bf zrow[];
   const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
   const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;
@@ -340,9 +339,8 @@ __device__ bf sum_vec(const uint4 (&x)[MAXT], int k, int T, int ring, int c, Ter
 template <int MAXT>
 __global__ void __launch_bounds__(512) tier0_collective_vec(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T,
                                      int lo, int M, int L, int H, int ring, int fused, float eps, Terms t, int sanitise,
-                                     long long* stuck, const void* pf, size_t pf_bytes) {
+                                     long long* stuck) {
   allow_dependents();
-  prefetch_l2(pf, pf_bytes);
   extern __shared__ __align__(16) bf zrow_v[];
   const int m = blockIdx.x, rk = lo + static_cast<int>(blockIdx.y), Hs = H / T;
   const size_t nR = static_cast<size_t>(M) * L, nS = static_cast<size_t>(M) * H;
@@ -583,6 +581,15 @@ Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, siz
   return {};
 }
 
+bool kernels_wait_for_programmatic_launch() {
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, rmsnorm_block_row<2, 256>) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.ptxVersion >= 90;  // the architecture the device's code was compiled for (allow_dependents(), wait_dependencies())
+}
+
 namespace {
 // A prefetch the bulk copy unit takes: 16-byte aligned, a multiple of 16 bytes.
 Status check_prefetch(const L2Prefetch& pf, const char* who) {
@@ -595,20 +602,17 @@ Status check_prefetch(const L2Prefetch& pf, const char* who) {
 
 Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
                         int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
-                        long long* stuck, cudaStream_t s, L2Prefetch prefetch) {
-  LTT_TRY(check_prefetch(prefetch, "tier0_collective"));
+                        long long* stuck, cudaStream_t s) {
   const dim3 grid(static_cast<unsigned>(M), static_cast<unsigned>(hi - lo));
   const size_t smem = sizeof(bf) * static_cast<size_t>(L);
   if (smem > 48 * 1024) return LTT_ERR(Errc::internal, "tier0_collective: L = ", L, " needs more than 48 KB of shared memory");
   const int Hs = H / T;
   if (T <= 16 && L % 8 == 0 && Hs % 8 == 0 && H % 8 == 0)  // 16-byte loads (cudaMalloc'd rank buffers are aligned)
     tier0_collective_vec<16><<<grid, 512, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
-                                                    order == NormOrder::fused, eps, terms, sanitise, stuck, prefetch.p,
-                                                    prefetch.bytes);
+                                                    order == NormOrder::fused, eps, terms, sanitise, stuck);
   else
     tier0_collective_k<<<grid, kThreads, smem, s>>>(R, S, g, N, Ssh, T, lo, M, L, H, algo == Algo::ring,
-                                                     order == NormOrder::fused, eps, terms, sanitise, stuck, prefetch.p,
-                                                     prefetch.bytes);
+                                                     order == NormOrder::fused, eps, terms, sanitise, stuck);
   LTT_LAUNCHED();
   return {};
 }
@@ -634,8 +638,10 @@ Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps
       return launch(rmsnorm_block_row<1, 256>, grid, 256, pdl, s, Z, ldz, g, N, M, L, eps, fused, pf, pfb);
     return launch(rmsnorm_block_row<2, 256>, grid, 256, pdl, s, Z, ldz, g, N, M, L, eps, fused, pf, pfb);
   }
-  if (k.prefetch.p) return LTT_ERR(Errc::internal, "rmsnorm: a prefetch is the block-a-row kernel's option (L a multiple of 8, "
-                                                   "up to 4096, 16-byte aligned rows)"); else if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
+  if (k.prefetch.p)
+    return LTT_ERR(Errc::internal, "rmsnorm: a prefetch is the block-a-row kernel's option (L a multiple of 8, up to 4096, "
+                                   "16-byte aligned rows)");
+  if (vec && k.warp_rows_per_block <= 0 && L <= 256 * 14) {
     // A warp a row (rows_per_warp: about that many), 4 warps a block; faster
     // than the one-pass warp kernel's block shapes below (bench/results/h200.md).
     const int rpw = k.rows_per_warp > 0 ? k.rows_per_warp : 1;

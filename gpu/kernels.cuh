@@ -32,6 +32,11 @@ struct DeviceCaps {
   int major = -1, minor = 0, sms = 0, smem_optin = 0;
 };
 DeviceCaps device_caps();
+// Whether the kernels this device runs were compiled for compute capability
+// 9.0 or later, so that their programmatic-launch wait is in them: a build
+// with no sm_90 code, its PTX compiled for a Hopper at load, has none, and
+// a kernel launched as a programmatic dependent there would not wait.
+bool kernels_wait_for_programmatic_launch();
 // Its multiprocessors where it has clusters (compute capability 9.0 or
 // later), else 0; -1 when it cannot be asked.
 inline int cluster_sms(const DeviceCaps& c) { return c.major < 0 ? -1 : c.major >= 9 ? c.sms : 0; }
@@ -47,14 +52,6 @@ struct Terms {
 // out may be the same buffers only when every rank is in this process.
 Status allreduce(const bf* const* in, bf* const* out, int T, int lo, int hi, size_t n, Algo algo, cudaStream_t s,
                  Terms terms = {});
-// A weight the kernel after this one reads (tier 0's W shard), brought
-// into L2 by this one at its start (elem.cuh's prefetch_l2()): a hint that
-// changes no value. p 16-byte aligned, bytes a multiple of 16, or p null
-// (none).
-struct L2Prefetch {
-  const void* p = nullptr;
-  size_t bytes = 0;
-};
 // Tier 0's fused collective, one kernel for this process's ranks r in
 // [lo, hi): reads every rank's R and S through peer memory; Z = R summed in
 // the contract's order (one-shot or ring, as allreduce), N_r = RMSNorm(Z)
@@ -63,11 +60,10 @@ struct L2Prefetch {
 // it is not -0: where a writer publishes -0 anyway (sanitise false: the
 // unsanitised-writer mutant), the first such element (rank q, element e of
 // R, or M L + e of S: index q M (L + H) + ...) lands in *stuck (atomic min);
-// correct writers turn -0 into +0 before they publish. `prefetch`: the next
-// kernel's weight, brought into L2 while this one waits for the ranks' data.
+// correct writers turn -0 into +0 before they publish.
 Status tier0_collective(const bf* const* R, const bf* const* S, const bf* g, bf* const* N, bf* const* Ssh, int T, int lo,
                         int hi, int M, int L, int H, Algo algo, NormOrder order, float eps, Terms terms, bool sanitise,
-                        long long* stuck, cudaStream_t s, L2Prefetch prefetch = {});
+                        long long* stuck, cudaStream_t s);
 // Tier 0's per-rank step in one kernel (shard_gemm.cu): Y [M, n] (ldy) =
 // bf16(N [M, K] W [n, K]^T + S [M, n]) with fp32 accumulation, one rounding,
 // -0 made +0 when no_neg_zero. With g, A is Z and N = RMSNorm(Z) (weight g,
@@ -123,6 +119,14 @@ Status shard_mma_add(const bf* A, int lda, const bf* g, float eps, NormOrder ord
 // row (L up to 3584) or the one-pass warp kernel (L up to 4096). Each
 // kernel's order of additions is fixed, so a kernel gives the same bits
 // every run.
+// A weight the kernel after this one reads (tier 0's W shard), brought
+// into L2 by this one at its start (elem.cuh's prefetch_l2()): a hint that
+// changes no value. p 16-byte aligned, bytes a multiple of 16, or p null
+// (none).
+struct L2Prefetch {
+  const void* p = nullptr;
+  size_t bytes = 0;
+};
 struct NormKernel {
   int block_row = -1;           // 1: a block a row; 0: not; -1: the default
   int rows_per_warp = 0;        // the warp kernel: about this many rows a warp, the next one's loads in flight (0: one)

@@ -199,7 +199,8 @@ int plan_mma(int M, int n, int K, int sms, bool norm = false);
 // kernel itself takes M up to 128 (kTier0KernelLimit: shared memory), so
 // LTT_TIER0_PATH can force it there.
 constexpr int kTier0KernelMaxTokens = 64;
-// Up to this many tokens the few-token kernel (shard_gemv.cu) instead: the
+// Up to this many tokens the few-token kernel (shard_gemv.cu) instead (from
+// kTier0MmaMinTokens the MMA kernel, where it takes the shape): the
 // collective normalises, the kernel multiplies, adds S and rounds
 // (gemv-split). On the H200 (bench/results/h200.md, fifth session) tier 0
 // took 84.4 us on 8 fake ranks at M 1 and 100.4 at 16 that way, against

@@ -4,15 +4,15 @@
 // take) and makes, per rank, Z = allreduce(R), N = RMSNorm(Z) (fused order)
 // and S^(r) = the reduce-scatter of S over the hidden shards; then Y^(r) =
 // N W[shard r]^T + S^(r) in fp32, one rounding, -0 made +0 (one kernel:
-// shard_gemv.cu up to 12 tokens; on narrow shards shard_mma.cu (Hopper's
-// warpgroup products; it normalises Z itself on the mma-fused path) from 13
-// to 128, or where it does not run shard_gemv.cu
+// shard_gemv.cu up to 12 tokens (16 where the MMA kernel does not take the
+// shape); on narrow shards shard_mma.cu (Hopper's warpgroup products; it
+// normalises Z itself on the mma-fused path) from 13 to 128, or where it does not run shard_gemv.cu
 // up to 112 or 128 (its cluster form on Hopper); shard_gemm.cu where those
 // do not take the shape (it normalises Z itself on the fused path); cuBLAS
 // past them: tier0_default_path() and cuda_backend.hpp's Tier0Path);
 // then Y = the Lamport
-// all-gather of the Y^(r). The collective brings the first rank's W shard
-// into L2 at its start (a hint: no value changes).
+// all-gather of the Y^(r). The first rank's step kernel is a programmatic
+// dependent of the collective: it loads W while the collective runs.
 // Fake ranks share the process's receive buffer (three, rotating across
 // cases); ranks in several processes each have their own three, written by
 // every publisher through peer memory and cleared by their reader after use.
@@ -29,14 +29,8 @@ Status run(GpuCtx& c) {
   LTT_CUDA(cudaMemsetAsync(c.stuck_in.get(), 0xff, sizeof(long long), c.s));
   const bool norm_in_gemm = c.t0path == Tier0Path::fused || c.t0path == Tier0Path::gemv ||
                             c.t0path == Tier0Path::mma_fused;  // then the collective writes Z
-  // The first rank's W shard (the next kernel's weight) into L2 while the
-  // collective waits for the ranks' data, where the bulk prefetch takes it.
-  const bf* w_lo = c.W.get() + static_cast<size_t>(c.w_shard(c.lo())) * Hs * L;
-  const size_t w_bytes = static_cast<size_t>(Hs) * L * sizeof(bf);
-  const bool w_pf = reinterpret_cast<uintptr_t>(w_lo) % 16 == 0 && w_bytes % 16 == 0;
   LTT_TRY(tier0_collective(c.R.cdev(), c.S.cdev(), norm_in_gemm ? nullptr : c.g.get(), c.Nr.dev(), c.shard_s.dev(), T, c.lo(), c.hi(), M, L, H,
-                           c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s,
-                           w_pf ? L2Prefetch{w_lo, w_bytes} : L2Prefetch{}));
+                           c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s));
   const RankBufs& Ysh = c.shard_y;
   for (int r = c.lo(); r < c.hi(); ++r) {
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;

@@ -173,12 +173,13 @@ Result<int> run_bench(const BenchOptions& o) {
       LTT_TRY(not_taken("tier0-mma-warm", p, tmw.status()));
       auto path = gpu::tier0_path(p);
       if (!path.ok()) return path.error();
-      // The pipeline's own choice, from the same timings (its split forms warm).
+      // The pipeline's own choice, from the same timings (its split forms
+      // warm where they run: programmatic launch, the block-a-row RMSNorm kernel).
       auto& mine = *path == gpu::Tier0Path::fused        ? tf
                    : *path == gpu::Tier0Path::split      ? ts
                    : *path == gpu::Tier0Path::gemv       ? tg
-                   : *path == gpu::Tier0Path::gemv_split ? tgw
-                   : *path == gpu::Tier0Path::mma        ? tmw
+                   : *path == gpu::Tier0Path::gemv_split ? (tgw.ok() ? tgw : tgs)
+                   : *path == gpu::Tier0Path::mma        ? (tmw.ok() ? tmw : tm)
                    : *path == gpu::Tier0Path::mma_fused  ? tmf
                                                          : tc;
       if (!mine.ok()) return mine.error();

@@ -186,7 +186,7 @@ TEST_CASE("gpu_plan: tier 0's default path by tokens and shard width") {
 }
 
 TEST_CASE("gpu_plan: tier 0's default path where the MMA kernel takes the shape") {
-  // Past one tile of tokens up to 128, on k3's T 8 and 16 shards: the MMA
+  // From kTier0MmaMinTokens up to 128, on k3's T 8 and 16 shards: the MMA
   // kernel given N (mma: the collective normalises), whatever else takes the shape.
   for (int M : {kTier0MmaMinTokens, kTier0GemvMaxTokens, kTier0GemvMaxTokens + 1, 33, 64, 65, kTier0GemvNarrowMaxTokens,
                 kTier0GemvNarrowMaxTokens + 1, kTier0KernelLimit})
