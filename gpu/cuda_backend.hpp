@@ -75,14 +75,6 @@ const char* tier0_path_name(Tier0Path t);
 // elements are wrong and the first few. A usage error where it cannot run
 // here (no device, not compute capability 9.0, a shape mma_takes() refuses).
 Result<std::string> mma_exact(int M, int n, int K, int ck);
-// Tier 0's few-token kernel (shard_gemv.cu), N given or normalising Z (in
-// the fused order or not): its staged form (up to 8 tokens, 2 blocks an SM)
-// against its register form on the same operands (fp32 values, each row's
-// scale its own; leading dimensions past the rows): "" when every element
-// of Y is bitwise the same and the pad columns untouched, else how many
-// differ and the first few. A usage error where it cannot run here (no
-// device, before compute capability 8.0, a shape either form refuses).
-Result<std::string> gemv_staged_agrees(int M, int n, int K, bool normalising, bool fused);
 // Whether NCCL was built in (--transport nccl).
 bool have_nccl();
 

@@ -15,7 +15,6 @@ Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::v
 bool supported_mutant(Mutant) { return false; }
 bool have_nccl() { return false; }
 Result<std::string> mma_exact(int, int, int, int) { return cuda_available().error(); }
-Result<std::string> gemv_staged_agrees(int, int, int, bool, bool) { return cuda_available().error(); }
 Result<Tier0Path> tier0_path(const Problem&) { return Tier0Path::cublas; }
 Result<int> tier0_columns() { return 0; }
 const char* tier0_path_name(Tier0Path) { return "cublas"; }

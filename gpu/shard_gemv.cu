@@ -41,11 +41,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
-#include <vector>
 
-#include "bf16.hpp"
-#include "ctx.cuh"
-#include "cuda_backend.hpp"
 #include "cuda_check.cuh"
 #include "elem.cuh"
 #include "kernels.cuh"
@@ -225,165 +221,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// The normalising form for up to kStagedTokens tokens, made to share an SM
-// with the next call's blocks (2 blocks an SM: at most 64 registers a
-// thread), so that a programmatic dependent's W loads run under this call
-// rather than behind it. W stays in registers as above; Z's rows and g go
-// to shared memory by asynchronous copies (no registers held while they
-// fly), and each lane reads its pieces from there when it uses them. The
-// lanes, steps, sums of squares and products are those of shard_gemv_k
-// (the same additions in the same order): the same bits.
-constexpr int kStagedTokens = 8;
-// Z's row stride in shared memory, in elements: 64 bytes mod 128, so that
-// the two row groups of a quarter warp (rows 2j, 2j + 1, 4 lanes each at
-// 16-byte steps) fall on distinct banks.
-__host__ __device__ constexpr int staged_ldz(int K) { return K % 64 == 0 ? K + 32 : K; }
-// Its dynamic shared memory: g where it normalises, then A's M rows.
-constexpr size_t staged_smem(int M, int K, bool norm) {
-  return sizeof(bf) * ((norm ? static_cast<size_t>(K) : 0) + static_cast<size_t>(M) * staged_ldz(K));
-}
-
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-// 16 bytes from global to shared memory, asynchronously (cp.async: no registers).
-__device__ __forceinline__ void copy16_async(void* to, const void* from) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(to));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(a), "l"(from) : "memory");
-}
-// Every copy16_async() this thread issued, landed.
-__device__ __forceinline__ void copies_landed() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-#endif
-
-// Whether N given takes the staged kernel up to kStagedTokens
-// (LTT_TIER0_GEMV_STAGED=0: the register form throughout, to compare them).
-bool staged_forms() {
-  static const bool on = [] {
-    const char* e = std::getenv("LTT_TIER0_GEMV_STAGED");
-    return !(e && std::string(e) == "0");
-  }();
-  return on;
-}
-
-template <int kSteps, bool kNorm>
-__global__ void __launch_bounds__(kThreads, 2)
-    shard_gemv_staged_k(const bf* Z, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds,
-                        bf* Y, int ldy, int M, int K, int nnz, int w_first) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  __shared__ __align__(16) float part[kWarps][kStagedTokens][kCols];
-  __shared__ float ssq[kNorm ? kWarps : 1][kStagedTokens];
-  extern __shared__ uint4 stage[];  // staged_smem(): g (K elements, normalising), then A's rows ldz apart
-  bf* gs = reinterpret_cast<bf*>(stage);
-  bf* zs = gs + (kNorm ? K : 0);
-  const int ldz = staged_ldz(K), per_row = K / 8;
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
-  const int col0 = static_cast<int>(blockIdx.x) * kCols, steps = K / kStep;
-  const bf* wp = W + static_cast<size_t>(col0 + gr) * ldw + 8 * t;
-  uint4 wv[kSteps];
-  const auto load_w = [&] {
-#pragma unroll
-    for (int i = 0; i < kSteps; ++i) {
-      const int st = warp + i * kWarps;
-      wv[i] = st < steps ? load_stream(wp + static_cast<size_t>(st) * kStep) : make_uint4(0, 0, 0, 0);
-    }
-  };
-  const auto stage_g = [&] {
-    if (kNorm)
-      for (int v = tid; v < per_row; v += kThreads) copy16_async(gs + 8 * v, g + 8 * v);
-  };
-  const auto stage_z = [&] {
-    for (int v = tid; v < M * per_row; v += kThreads) {
-      const int row = v / per_row, c = v % per_row;
-      copy16_async(zs + static_cast<size_t>(row) * ldz + 8 * c, Z + static_cast<size_t>(row) * lda + 8 * c);
-    }
-  };
-  const int m_out = tid / kCols, c_out = tid % kCols;
-  const bool writes = tid < M * kCols;
-  bf s_out = __ushort_as_bfloat16(0);
-  if (w_first) {  // W and g (not the kernel before's) stream in while that kernel finishes
-    load_w();
-    stage_g();
-    allow_dependents();
-    wait_dependencies();
-    stage_z();
-    if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
-  } else {
-    allow_dependents();
-    stage_z();
-    stage_g();
-    if (writes) s_out = S[static_cast<size_t>(m_out) * lds + col0 + c_out];
-    load_w();
-  }
-  copies_landed();
-  __syncthreads();
-  // Lane (gr, t): token gr's elements 8t .. 8t+7 of each step it takes (zero past M).
-  const bf* zl = zs + static_cast<size_t>(gr) * ldz + 8 * t;
-  const bool row_in = gr < M;
-  float r0 = 0.0f;
-  if (kNorm) {
-    float s0 = 0.0f;  // as shard_gemv_k: each piece's squares as a tree, in step order
-#pragma unroll
-    for (int i = 0; i < kSteps; ++i) {
-      const int st = warp + i * kWarps;
-      if (st < steps && row_in) s0 = __fadd_rn(s0, squares_tree(*reinterpret_cast<const uint4*>(zl + st * kStep)));
-    }
-#pragma unroll
-    for (int o = 1; o < 4; o *= 2) s0 = __fadd_rn(s0, __shfl_xor_sync(0xffffffffu, s0, o));
-    if (t == 0) ssq[warp][gr] = s0;
-    __syncthreads();
-    float q0 = ssq[0][gr];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) q0 = __fadd_rn(q0, ssq[w][gr]);
-    r0 = rstd_of(q0, K, eps);
-  }
-  float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-  for (int i = 0; i < kSteps; ++i) {
-    const int st = warp + i * kWarps;
-    if (st >= steps) break;
-    const uint4 z = row_in ? *reinterpret_cast<const uint4*>(zl + st * kStep) : make_uint4(0, 0, 0, 0);
-    const uint4 a = kNorm ? normalised8(z, *reinterpret_cast<const uint4*>(gs + st * kStep + 8 * t), r0, fused) : z;
-    mma16816(d, a.x, 0u, a.y, 0u, wv[i].x, wv[i].y);
-    mma16816(d, a.z, 0u, a.w, 0u, wv[i].z, wv[i].w);
-  }
-  *reinterpret_cast<float2*>(&part[warp][gr][2 * t]) = make_float2(d[0], d[1]);  // token gr; gr + 8 is past M
-  __syncthreads();
-  if (writes) {
-    float acc = part[0][m_out][c_out];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) acc = __fadd_rn(acc, part[w][m_out][c_out]);
-    Y[static_cast<size_t>(m_out) * ldy + col0 + c_out] = out_round(__fadd_rn(acc, f(s_out)), nnz);
-  }
-#else
-  __trap();  // mma.sync on bf16 needs sm_80; shard_gemv_available() keeps older devices off
-#endif
-}
-
-template <int kSteps>
-Status launch_staged(const bf* Z, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
-                     int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
-  auto* k = g ? shard_gemv_staged_k<kSteps, true> : shard_gemv_staged_k<kSteps, false>;
-  const size_t smem = staged_smem(M, K, g != nullptr);
-  if (smem > 48 * 1024) LTT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(n / kCols));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  LTT_CUDA(cudaLaunchKernelEx(&cfg, k, Z, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, K, nnz, pdl ? 1 : 0));
-  return {};
-}
-
 template <int kSteps>
 Status launch_steps(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds, bf* Y,
-                    int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s, bool staged) {
-  if (staged) {
-    if (M > kStagedTokens) return LTT_ERR(Errc::internal, "the staged form takes up to ", kStagedTokens, " tokens");
-    return launch_staged<kSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
-  }
+                    int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s) {
   auto* k = g ? (M > 8 ? shard_gemv_k<kSteps, true, true, 1> : shard_gemv_k<kSteps, true, false, 1>)
           : M > 48 ? shard_gemv_k<kSteps, false, true, 4>
           : M > 32 ? shard_gemv_k<kSteps, false, true, 3>
@@ -579,24 +419,6 @@ Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, c
   }
 }
 
-// The one-block form (normalising: the staged kernel where `staged`) at K's steps a warp.
-Status launch_one_block(const bf* A, int lda, const bf* g, float eps, int fused, const bf* W, int ldw, const bf* S, int lds,
-                        bf* Y, int ldy, int M, int n, int K, int nnz, bool pdl, cudaStream_t s, bool staged) {
-  switch (gemv_warp_steps(K)) {
-#define LTT_GEMV_CASE(k) \
-  case k: return launch_steps<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s, staged);
-    LTT_GEMV_CASE(1)
-    LTT_GEMV_CASE(2)
-    LTT_GEMV_CASE(3)
-    LTT_GEMV_CASE(4)
-    LTT_GEMV_CASE(5)
-    LTT_GEMV_CASE(6)
-    LTT_GEMV_CASE(7)
-#undef LTT_GEMV_CASE
-    default: return launch_steps<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s, staged);
-  }
-}
-
 // gemv_plan() on a device of capabilities c.
 Result<GemvPlan> gemv_plan_on(const DeviceCaps& c, int M, int n, int K) {
   const int sms = cluster_sms(c);
@@ -671,81 +493,19 @@ Status shard_gemv_add(const bf* A, int lda, const bf* g, float eps, NormOrder or
       default: return launch_cluster<4>(pl, A, lda, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
     }
   }
-  return launch_one_block(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s,
-                          !g && M <= kStagedTokens && staged_forms());
-}
-
-namespace {
-// A value in [-1, 1) from (i, j, salt): the operands of gemv_staged_agrees().
-double unit(size_t i, size_t j, uint32_t salt) {
-  uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (j + 1) * 0xC2B2AE3D27D4EB4Full ^ salt;
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 29;
-  return static_cast<double>(h >> 11) / static_cast<double>(1ull << 52) - 1.0;
-}
-}  // namespace
-
-Result<std::string> gemv_staged_agrees(int M, int n, int K, bool normalising, bool fused) {
-  LTT_TRY(cuda_available());
-  if (device_caps().major < 8) return LTT_USAGE("tier 0's few-token kernel needs compute capability 8.0 (mma.sync on bf16)");
-  if (M < 1 || M > kStagedTokens || !gemv_takes(M, n, K, true))
-    return LTT_USAGE("gemv_staged_agrees: M ", M, " n ", n, " K ", K, ": the staged form takes 1 .. ", kStagedTokens,
-                     " tokens of a shape gemv_takes()");
-  // Leading dimensions past the rows (a wrong stride shows); Y's pad columns
-  // must stay poisoned; Z's scale varies by row, so that each row's rstd
-  // matters (normalising; else Z is N).
-  const int lda = K + 8, ldw = K + 16, lds = n + 8, ldy = n + 24;
-  constexpr uint16_t kPoison = 0x7fa5;
-  std::vector<bf16> z(static_cast<size_t>(M) * lda), g(static_cast<size_t>(K)), w(static_cast<size_t>(n) * ldw),
-      sv(static_cast<size_t>(M) * lds), poison(static_cast<size_t>(M) * ldy, bf16{kPoison});
-  for (int m = 0; m < M; ++m)
-    for (int k = 0; k < lda; ++k) z[static_cast<size_t>(m) * lda + k] = to_bf16((m + 1) * 3.0 * unit(m, k, 1));
-  for (int k = 0; k < K; ++k) g[static_cast<size_t>(k)] = to_bf16(1.0 + 0.5 * unit(k, 0, 2));
-  for (int c = 0; c < n; ++c)
-    for (int k = 0; k < ldw; ++k) w[static_cast<size_t>(c) * ldw + k] = to_bf16(0.05 * unit(c, k, 3));
-  for (int m = 0; m < M; ++m)
-    for (int c = 0; c < lds; ++c) sv[static_cast<size_t>(m) * lds + c] = to_bf16(0.5 * unit(m, c, 4));
-  DevBuf<bf> dz, dg, dw, ds, dy;
-  LTT_TRY(dz.alloc(z.size()));
-  LTT_TRY(dg.alloc(g.size()));
-  LTT_TRY(dw.alloc(w.size()));
-  LTT_TRY(ds.alloc(sv.size()));
-  LTT_TRY(dy.alloc(poison.size()));
-  LTT_CUDA(cudaMemcpy(dz.get(), z.data(), z.size() * sizeof(bf), cudaMemcpyHostToDevice));
-  LTT_CUDA(cudaMemcpy(dg.get(), g.data(), g.size() * sizeof(bf), cudaMemcpyHostToDevice));
-  LTT_CUDA(cudaMemcpy(dw.get(), w.data(), w.size() * sizeof(bf), cudaMemcpyHostToDevice));
-  LTT_CUDA(cudaMemcpy(ds.get(), sv.data(), sv.size() * sizeof(bf), cudaMemcpyHostToDevice));
-  std::vector<bf16> y[2];
-  for (int staged = 0; staged < 2; ++staged) {
-    LTT_CUDA(cudaMemcpy(dy.get(), poison.data(), poison.size() * sizeof(bf), cudaMemcpyHostToDevice));
-    LTT_TRY(launch_one_block(dz.get(), lda, normalising ? dg.get() : nullptr, 1e-6f, fused ? 1 : 0, dw.get(), ldw, ds.get(), lds, dy.get(), ldy, M, n,
-                             K, 1, false, nullptr, staged == 1));
-    LTT_CUDA(cudaDeviceSynchronize());
-    y[staged].resize(poison.size());
-    LTT_CUDA(cudaMemcpy(y[staged].data(), dy.get(), poison.size() * sizeof(bf), cudaMemcpyDeviceToHost));
+  switch (gemv_warp_steps(K)) {
+#define LTT_GEMV_CASE(k) \
+  case k: return launch_steps<k>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
+    LTT_GEMV_CASE(1)
+    LTT_GEMV_CASE(2)
+    LTT_GEMV_CASE(3)
+    LTT_GEMV_CASE(4)
+    LTT_GEMV_CASE(5)
+    LTT_GEMV_CASE(6)
+    LTT_GEMV_CASE(7)
+#undef LTT_GEMV_CASE
+    default: return launch_steps<kMaxSteps>(A, lda, g, eps, fused, W, ldw, S, lds, Y, ldy, M, n, K, nnz, pdl, s);
   }
-  size_t wrong = 0, unwritten = 0, nonzero = 0;
-  std::string first;
-  for (int m = 0; m < M; ++m)
-    for (int c = 0; c < ldy; ++c) {
-      const size_t e = static_cast<size_t>(m) * ldy + c;
-      const uint16_t a = y[0][e].bits, b = y[1][e].bits;
-      if (c < n) {
-        unwritten += a == kPoison;
-        nonzero += (a & 0x7fff) != 0;
-      }
-      if (c < n ? a == b : a == kPoison && b == kPoison) continue;  // past the shard: untouched by either
-      if (++wrong <= 6)
-        first += cat(" (token ", m, ", column ", c, c < n ? "" : ", a pad column", ": staged 0x", std::hex, b,
-                     ", register form 0x", a, std::dec, ")");
-    }
-  if (unwritten || nonzero == 0)
-    return cat("the register form left ", unwritten, " of ", static_cast<size_t>(M) * n, " elements unwritten and ", nonzero,
-               " non-zero: no reference to compare with");
-  if (wrong == 0) return std::string();
-  return cat(wrong, " of ", static_cast<size_t>(M) * ldy, " elements differ at M ", M, " n ", n, " K ", K,
-             normalising ? (fused ? ", normalising (fused)" : ", normalising (round, then weight)") : ", N given", ":", first);
 }
 
 }  // namespace ltt::gpu
