@@ -475,6 +475,67 @@ Result<Timing> time_read(size_t bytes, int reps, ReadShape* shape) {
   return best;
 }
 
+namespace {
+
+// The warm step's chain with nothing else in it. The head stands in for the
+// warm RMSNorm kernel: a programmatic dependent of the call before, its
+// blocks bring the call's W shard into L2 (prefetch_l2(), the same pieces
+// on the same grid) and return, block 0 waits for the call before. The
+// step stands in for the few-token kernel: a programmatic dependent of the
+// head, n / 8 blocks of 512 threads, each block loading its 8 rows' share
+// of W (when read; up to 8 16-byte pieces a thread, all in flight) before
+// its wait, as that kernel loads its registers, then nothing but the wait.
+__global__ void chain_head_k(const void* w, size_t bytes) {
+  allow_dependents();
+  prefetch_l2(w, bytes);
+  if (blockIdx.x > 0) return;
+  wait_dependencies();
+}
+
+__global__ void __launch_bounds__(512, 1) chain_step_k(const uint4* w, int per_block, int read, unsigned* sink) {
+  uint4 v[8];
+  const uint4* p = w + static_cast<size_t>(blockIdx.x) * per_block;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int e = static_cast<int>(threadIdx.x) + 512 * i;
+    v[i] = read && e < per_block ? __ldg(p + e) : make_uint4(0, 0, 0, 0);
+  }
+  allow_dependents();
+  wait_dependencies();
+  unsigned acc = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) acc ^= v[i].x ^ v[i].y ^ v[i].z ^ v[i].w;
+  if (acc == 0x9e3779b9u) sink[0] = acc;  // a value no input here makes: the loads stay
+}
+
+}  // namespace
+
+Result<Timing> time_chain(const Problem& p, int reps, bool read) {
+  auto rt = runtime_init(nullptr);
+  if (!rt.ok()) return rt.error();
+  if (!rt->pdl) return LTT_USAGE("the warm step's chain needs programmatic launch (compute capability 9.0, kernels built for it)");
+  const int Hs = p.Hs(), L = p.L;
+  if (Hs % 8 != 0 || L % 8 != 0 || L > 4096)
+    return LTT_USAGE("the warm step's chain takes H/T a multiple of 8 and L a multiple of 8 up to 4096 (the few-token "
+                     "kernel's shapes): H/T ", Hs, ", L ", L);
+  const cudaStream_t s = rt->s;
+  const size_t wn = static_cast<size_t>(Hs) * L, bytes = wn * sizeof(bf);
+  const int sets = rotation_sets(bytes), blocks = Hs / 8, per_block = L;  // 8 rows of L bf16: L 16-byte pieces
+  std::vector<DevBuf<bf>> w;
+  LTT_TRY(copies(nullptr, wn, sets, w, s));
+  for (auto& x : w) LTT_CUDA(cudaMemsetAsync(x.get(), 0x3c, bytes, s));
+  DevBuf<unsigned> sink;
+  LTT_TRY(sink.alloc(1));
+  LTT_CUDA(cudaStreamSynchronize(s));
+  const unsigned head = prefetch_blocks(bytes, std::max(1, device_caps().sms));
+  return timed_graph(s, reps, graph_calls(sets), [&](int i) -> Status {
+    const bf* wi = w[i % sets].get();
+    LTT_TRY(launch(chain_head_k, head, 256, true, s, static_cast<const void*>(wi), bytes));
+    return launch(chain_step_k, static_cast<unsigned>(blocks), 512, true, s, reinterpret_cast<const uint4*>(wi), per_block,
+                  read ? 1 : 0, sink.get());
+  });
+}
+
 Result<Timing> time_copy(size_t elems, int reps) {
   auto rt = runtime_init(nullptr);
   if (!rt.ok()) return rt.error();

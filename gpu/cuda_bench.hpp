@@ -32,6 +32,15 @@ struct ReadShape {
   int blocks = 0, threads = 0, unroll = 0;
 };
 Result<Timing> time_read(size_t bytes, int reps, ReadShape* shape = nullptr);
+// The chain of tier 0's warm step (Tier0Variant::warm) with none of its
+// work: a call's two kernels, each a programmatic dependent of the one
+// before, the first bringing the call's W shard (H/T rows of L) into L2 on
+// the warm RMSNorm kernel's grid, the second on the few-token kernel's grid
+// loading that shard before its wait when read, else nothing; CUDA-graph
+// replay over the copies of W that cover twice the L2. What any step of
+// that shape pays before it does anything: the floor under
+// tier0-gemv-split-warm. A usage error without programmatic launch.
+Result<Timing> time_chain(const Problem& p, int reps, bool read);
 // The tier's whole pipeline on all T fake ranks (collectives included); the
 // inputs are restored and the outputs poisoned between runs, untimed.
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);

@@ -193,6 +193,14 @@ Result<int> run_bench(const BenchOptions& o) {
         if (!tr.ok()) return tr.error();
         row("read-tier0", p, *tr, wbytes, 0);
         read_shapes.push_back(cat("T ", p.T, " M ", p.M, ": ", sh.blocks, " x ", sh.threads, ", ", sh.unroll));
+        // The warm step's chain with none of its work (where the warm rows run).
+        if (tgw.ok() || tmw.ok())
+          for (bool rd : {false, true}) {
+            auto tch = gpu::time_chain(p, o.reps, rd);
+            const char* what = rd ? "chain-read-tier0" : "chain-tier0";
+            LTT_TRY(not_taken(what, p, tch.status()));
+            if (tch.ok()) row(what, p, *tch, wbytes, 0);
+          }
       }
       row("tier0-cublas", p, *tc, bytes, flops);
       if (tf.ok()) row("tier0-fused", p, *tf, bytes, flops);
@@ -312,6 +320,11 @@ Result<int> run_bench(const BenchOptions& o) {
               "# their other operands stay in L2 between calls) with 16-byte streaming loads, the fastest over\n"
               "# blocks of 256, 512, 1024 threads, 1, 2, 4, 8 loads in flight a thread, 1 .. 8 blocks an SM), replayed the\n"
               "# same way: the floor any kernel for that step meets at this size;\n"
+              "# chain-tier0: the -warm rows' chain with none of their work: a call's two kernels, each a programmatic\n"
+              "# dependent of the one before, the first bringing W's shard into L2 on the warm RMSNorm kernel's grid (block 0\n"
+              "# waits for the call before), the second on the few-token kernel's grid waiting for the first; chain-read-tier0:\n"
+              "# the second also loads its 8 rows of W before its wait, as the few-token kernel does (the floor under\n"
+              "# tier0-gemv-split-warm);\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
               "# rmsnorm: ltt's kernel (a block of 256 threads a row for L <= 4096); rmsnorm-pdl: the same, each call a\n"
