@@ -22,6 +22,9 @@
 #   drop  the last rank's S_r dropped from the reductions (tier 0: reduce-scatter; 1: S all-reduce;
 #         2: S_{T-1} left out of P_{T-1}, so out of the final reduce; 3: the S half of the concatenation;
 #         4: P_{T-1} dropped from the final reduce)
+# With --compile the correct outputs come from torch.compile of each tier's function (fullgraph, no fall-back
+# to eager): Inductor's Triton kernels sum, normalise and add in orders of their own, which the verdict must
+# accept as it accepts cuBLAS's; the bugs are then not run.
 # Column "differ vs expected.tier{k}": the fraction of elements of the correct output whose bf16 value
 # differs from the case's emulated reference (NaN = NaN, -0 = +0), with the largest plain ULP distance.
 # Exit 0 iff every correct output passed and every bug failed; 1 otherwise; 2 on a script, usage or
@@ -70,6 +73,11 @@ def parse_args():
                    help="bf16: the bf16 GEMMs (addmm, F.linear); fp32: the same ops on fp32 copies, rounded once; "
                         "round-then-add: N W^T rounded to bf16, then the addend added and rounded again (NOT a member "
                         "of tiers 0, 2, 3, 4's family: a negative control)")
+    p.add_argument("--compile", action="store_true",
+                   help="compute the correct outputs with torch.compile of each tier's function (Inductor's own "
+                        "Triton kernels for the sums, the RMSNorm and the adds, fused as it chooses; its choice of "
+                        "GEMM) rather than eagerly; the planted bugs are then not run (their detection does not "
+                        "depend on how the correct output was computed: the eager run covers it)")
     p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
     p.add_argument("--no-safetensors", action="store_true",
                    help="use the built-in reader/writer even if the safetensors package is importable")
@@ -302,6 +310,19 @@ def tier4(R, S, g, W, eps, order, drop):
 
 
 TIERS = {0: tier0, 1: tier1, 2: tier2, 3: tier3, 4: tier4}
+VARIANTS = ("correct",) + BUGS
+if args.compile:
+    # Every call compiled, never a silent fall-back to eager: no graph breaks (fullgraph), and a recompile
+    # limit far past this run's shapes, an error where this torch can make it one.
+    import torch._dynamo
+    from torch._dynamo.utils import counters as dynamo_counters
+    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, 4096)
+    if hasattr(torch._dynamo.config, "fail_on_recompile_limit_hit"):
+        torch._dynamo.config.fail_on_recompile_limit_hit = True
+    TIERS = {k: torch.compile(fn, fullgraph=True) for k, fn in TIERS.items()}
+    VARIANTS = ("correct",)
 
 
 def tier_order(meta_order, k):
@@ -363,7 +384,7 @@ for d in (cases_dir, outputs_dir, verify_dir):
 print(f"# torch_tiers: torch {torch.__version__} (CUDA {torch.version.cuda}) on {device}"
       + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
       + f"; case files via {'safetensors ' + __import__('safetensors').__version__ if st_torch else 'the built-in reader'}"
-      + f"; ltt {ltt}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
+      + f"; ltt {ltt}; {'torch.compile of each tier' if args.compile else 'eager ops'}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
 
 combos = [(T, M, dist) for T in args.tp_list for M in args.tokens_list for dist in args.dist_list]
 rows = []          # one per (case, tier)
@@ -420,7 +441,7 @@ for idx, (T, M, dist) in enumerate(combos, 1):
             for t, shape in [(R[0], (M, L)), (S[0], (M, H)), (g, (L,)), (W, (H, L))]:
                 if tuple(t.shape) != shape or t.dtype != bf16:
                     raise ValueError(f"a tensor has shape {tuple(t.shape)} {t.dtype}, expected {shape} bf16")
-            outputs = {v: {} for v in ("correct",) + BUGS}
+            outputs = {v: {} for v in VARIANTS}
             stats = {}
             for k in tiers:
                 order = tier_order(meta.get("rmsnorm_order"), k)
@@ -488,7 +509,7 @@ for idx, (T, M, dist) in enumerate(combos, 1):
                    "rmsnorm_order": stats[k]["order"], "vs_expected": {x: stats[k][x] for x in
                                                                          ("elements", "differ", "frac", "max_ulp",
                                                                           "nan_mismatch")}}
-            for v in ("correct",) + BUGS:
+            for v in VARIANTS:
                 c = verdicts[v]["tiers"].get(k)
                 rc = verdicts[v]["rc"]
                 if rc not in (0, 1) or c is None:
@@ -505,9 +526,9 @@ for idx, (T, M, dist) in enumerate(combos, 1):
             os.remove(case_path)
 
         ok_c = sum(1 for r in rows[-len(tiers):] if r["correct"]["ok"])
-        ok_b = sum(1 for r in rows[-len(tiers):] for v in BUGS if r[v]["ok"])
+        ok_b = sum(1 for r in rows[-len(tiers):] for v in VARIANTS[1:] if r[v]["ok"])
         print(f"[{idx}/{len(combos)}] {label}: tiers {meta['tiers']}: correct passed {ok_c}/{len(tiers)}, "
-              f"bugs failed {ok_b}/{3 * len(tiers)}; golden {t_golden:.1f} s, torch {t_compute:.1f} s, "
+              f"bugs failed {ok_b}/{len(VARIANTS[1:]) * len(tiers)}; golden {t_golden:.1f} s, torch {t_compute:.1f} s, "
               f"verify {t_verify:.1f} s; elapsed {time.time() - t_start:.1f} s", flush=True)
         for v in verdicts:
             for ln in verdicts[v]["summary"]:
@@ -536,16 +557,20 @@ def diff_cell(d):
     return s
 
 
-headers = ["T", "M", "dist", "tier", "correct"] + [BUG_TITLES[b] for b in BUGS] + ["differ vs expected.tier{k}"]
+headers = ["T", "M", "dist", "tier", "correct"] + [BUG_TITLES[b] for b in VARIANTS[1:]] + ["differ vs expected.tier{k}"]
 table = [[str(r["tp"]), str(r["tokens"]), r["dist"], str(r["tier"]), cell(r["correct"])]
-         + [cell(r[b]) for b in BUGS] + [diff_cell(r["vs_expected"])] for r in rows]
+         + [cell(r[b]) for b in VARIANTS[1:]] + [diff_cell(r["vs_expected"])] for r in rows]
 widths = [max(len(h), *(len(t[i]) for t in table)) if table else len(h) for i, h in enumerate(headers)]
 
 n_correct = len(rows)
 a_correct = sum(1 for r in rows if r["correct"]["ok"])
-n_bugs = len(rows) * len(BUGS)
-c_bugs = sum(1 for r in rows for b in BUGS if r[b]["ok"])
+n_bugs = len(rows) * len(VARIANTS[1:])
+c_bugs = sum(1 for r in rows for b in VARIANTS[1:] if r[b]["ok"])
 totals = f"correct outputs passed: {a_correct} of {n_correct}; planted bugs failed: {c_bugs} of {n_bugs}"
+if args.compile:
+    totals += " (--compile: bugs not run)"
+    graphs = dict(dynamo_counters["stats"])
+    totals += f"; torch.compile: {graphs.get('unique_graphs', 0)} graphs compiled, dynamo stats {graphs}"
 legend = ("verdicts from `ltt verify` per tier: pass/fail, then its % of elements differing from the emulated "
           "reference / largest ULP at the error scale; '<<' marks a wrong verdict (a correct output failing or "
           "a bug passing). 'differ vs expected.tier{k}': the correct output's elements whose bf16 value "
@@ -569,7 +594,8 @@ if args.out:
     with open(args.out, "w") as f:
         f.write("# PyTorch-computed tier outputs against `ltt verify`\n\n")
         f.write(f"torch {env['torch']} (CUDA {env['cuda']}) on {env['device_name']}; dims {args.dims}; "
-                f"seed {args.seed}\n\n")
+                f"seed {args.seed}; {'torch.compile of each tier' if args.compile else 'eager ops'}; "
+                f"GEMMs {args.gemm}\n\n")
         f.write("| " + " | ".join(headers) + " |\n|" + "|".join("---" for _ in headers) + "|\n")
         for t in table:
             f.write("| " + " | ".join(c.replace("|", "\\|") for c in t) + " |\n")
@@ -579,7 +605,7 @@ if args.out:
 if args.json:
     with open(args.json, "w") as f:
         json.dump({"env": env, "args": {k: getattr(args, k) for k in ("dims", "tp", "tokens", "dist", "seed",
-                                                                      "device")},
+                                                                      "device", "gemm", "compile")},
                    "rows": rows, "errors": errors,
                    "totals": {"correct": n_correct, "correct_passed": a_correct, "bugs": n_bugs,
                               "bugs_failed": c_bugs}}, f, indent=1)
