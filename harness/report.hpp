@@ -26,6 +26,10 @@ struct CaseResult {
   double steps_max = 0;                // bf16 steps from the farthest one to its set (inf: NaN/Inf class)
   size_t ambiguous = 0;                // elements with two or more admissible values
   size_t unbounded = 0;                // elements the contract cannot bound (NaN possible)
+  // Of the elements outside: those holding the float64 truth rounded once to
+  // bf16. Nearly all of them so: the output skipped the contract's intermediate
+  // roundings (missing_rounding_points()), a different contract, not noise.
+  size_t outside_at_rounded_truth = 0;
   // Diagnostics, not the verdict.
   ErrorStats vs_truth;                 // against the float64 truth and the rigorous bound
   std::array<size_t, 4> ulp_hist{};    // against the emulated reference: 0, 1, 2, 3+ ULPs
@@ -71,6 +75,11 @@ struct CaseResult {
   // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped,
   // fake-ranks.
   std::vector<std::string> failed_checks() const;
+  // Enough elements outside (16 or more), and 90% or more of them at the truth
+  // rounded once: the signature of an output computed with no intermediate
+  // bf16 rounding (Z, N, S's sum or the GEMM's output kept in fp32), as
+  // torch.compile's Inductor does when it drops an fp32 -> bf16 -> fp32 cast.
+  bool missing_rounding_points() const;
 };
 
 // Fills `r`'s figures for rank 0's output y (values; F32 outputs are judged

@@ -78,6 +78,10 @@ def parse_args():
                         "Triton kernels for the sums, the RMSNorm and the adds, fused as it chooses; its choice of "
                         "GEMM) rather than eagerly; the planted bugs are then not run (their detection does not "
                         "depend on how the correct output was computed: the eager run covers it)")
+    p.add_argument("--keep-casts", action="store_true",
+                   help="with --compile: turn off Inductor's graph patterns (torch._inductor.config.pattern_matcher), "
+                        "one of which drops an fp32 -> bf16 -> fp32 pair of casts as pointless, taking a rounding "
+                        "point out; and emulate_precision_casts on")
     p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
     p.add_argument("--no-safetensors", action="store_true",
                    help="use the built-in reader/writer even if the safetensors package is importable")
@@ -321,6 +325,10 @@ if args.compile:
             setattr(torch._dynamo.config, name, 4096)
     if hasattr(torch._dynamo.config, "fail_on_recompile_limit_hit"):
         torch._dynamo.config.fail_on_recompile_limit_hit = True
+    if args.keep_casts:
+        import torch._inductor.config
+        torch._inductor.config.pattern_matcher = False
+        torch._inductor.config.emulate_precision_casts = True
     TIERS = {k: torch.compile(fn, fullgraph=True) for k, fn in TIERS.items()}
     VARIANTS = ("correct",)
 
@@ -384,7 +392,7 @@ for d in (cases_dir, outputs_dir, verify_dir):
 print(f"# torch_tiers: torch {torch.__version__} (CUDA {torch.version.cuda}) on {device}"
       + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
       + f"; case files via {'safetensors ' + __import__('safetensors').__version__ if st_torch else 'the built-in reader'}"
-      + f"; ltt {ltt}; {'torch.compile of each tier' if args.compile else 'eager ops'}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
+      + f"; ltt {ltt}; {('torch.compile of each tier' + (' (pattern_matcher off, emulate_precision_casts on)' if args.keep_casts else '')) if args.compile else 'eager ops'}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
 
 combos = [(T, M, dist) for T in args.tp_list for M in args.tokens_list for dist in args.dist_list]
 rows = []          # one per (case, tier)

@@ -157,6 +157,44 @@ TEST_CASE("admissible: the verdict for outputs 0, 1 and 2 steps from a single-va
   CHECK_FALSE(r.ok);
 }
 
+TEST_CASE("admissible: an output with no intermediate rounding (the truth rounded once) fails, and says why") {
+  // torch.compile's Inductor, dropping fp32 -> bf16 -> fp32 casts, computes
+  // each tier so (measured on the H200: bench/results/h200/s12/3-torch-compile).
+  const Problem p = problem(kDimsSmall, 8, 33);
+  const Inputs in = generate_inputs(p);
+  Reference ref(in);
+  CheckOptions o;
+  for (int tier : tiers_for(p)) {
+    CAPTURE(tier);
+    const Contract c = tier_def(tier).contract;
+    const Interval a = ref.admissible(tier, c);
+    auto y = ref.emulated(tier, c);
+    REQUIRE(y.ok());
+    const MatD bound = ref.bound(tier, Mode::emulated, c);
+    MatD rn(p.M, p.H);
+    for (Eigen::Index e = 0; e < rn.size(); ++e) rn.data()[e] = to_double(to_bf16(ref.truth().Y.data()[e]));
+    CaseResult r;
+    evaluate(rn, (*y)[0], ref.truth(), bound, a, o, r);
+    CHECK_FALSE(r.ok);
+    CHECK(r.outside >= 16);
+    CHECK(r.outside_at_rounded_truth == r.outside);
+    CHECK(r.missing_rounding_points());
+    // A member passes and is not flagged; a planted bug (one row x 1.03)
+    // fails, and is not mistaken for the missing roundings.
+    CaseResult ok;
+    evaluate(widen<double>((*y)[0]), (*y)[0], ref.truth(), bound, a, o, ok);
+    CHECK(ok.ok);
+    CHECK_FALSE(ok.missing_rounding_points());
+    MatD bug = widen<double>((*y)[0]);
+    for (int j = 0; j < p.H; ++j) bug(p.M / 2, j) = to_double(to_bf16(bug(p.M / 2, j) * 1.03));
+    CaseResult b;
+    evaluate(bug, (*y)[0], ref.truth(), bound, a, o, b);
+    CHECK_FALSE(b.ok);
+    CHECK(b.outside >= 16);
+    CHECK_FALSE(b.missing_rounding_points());
+  }
+}
+
 TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements have one value") {
   const Problem p = problem(kDimsK3, 8, 5);
   const Inputs in = generate_inputs(p);

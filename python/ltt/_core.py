@@ -167,6 +167,12 @@ class Verdict:
             for f in self.first_outside[:5]:
                 lines.append(f"  index {tuple(f['index'])}: got {f['got']}, admissible [{f['lo']}, {f['hi']}], "
                              f"{f['steps']} steps outside")
+        adm = self.report.get("admissible", {})
+        if adm.get("missing_rounding_points"):
+            lines.append(f"{adm.get('outside_at_rounded_truth')} of the {self.outside} elements outside hold the float64 "
+                         "truth rounded once: computed without the contract's intermediate bf16 roundings (torch.compile "
+                         "does so when Inductor drops an fp32 -> bf16 -> fp32 cast pair; torch._inductor.config."
+                         "pattern_matcher = False keeps them)")
         lines.append(f"reproduce: {self.reproduce}")
         return "\n".join(lines)
 
