@@ -1,0 +1,3 @@
+# Twelfth session, call 6 (one H200, still warm): call 5 at M 2048, realistic
+# (the device time left allowed no more).
+R=$OUT/r; mkdir -p $R; export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor-cache3; for tp in 8 16; do OMP_NUM_THREADS=8 PYTHONUNBUFFERED=1 timeout 150 python3 scripts/torch_tiers.py --ltt build/release/bin/ltt --work /tmp/tck2_T$tp --dims k3 --tp $tp --tokens 2048 --dist realistic --device cuda --gemm fp32 --compile --keep-casts --out $R/compile_kc_M2048_T$tp.md --json $R/compile_kc_M2048_T$tp.json > $R/compile_kc_M2048_T$tp.log 2>&1 & done; wait; for tp in 8 16; do grep -E '^\[|^# correct outputs|ERROR' $R/compile_kc_M2048_T$tp.log | tail -3; done; tar czf $OUT/r.tgz -C $OUT r
