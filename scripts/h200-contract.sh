@@ -5,6 +5,9 @@
 # T 8 and T 16 side by side. Logs and tables go to $OUT (the device tool brings them back).
 #   here first: bash ../shared/tools/device-deps.sh   (Random123 headers in .device-deps/)
 #   there:      OUT=/tmp/out TPS="8 16" TOKENS=1,5,33,128,256,2048 GEMM=bf16 TESTS=0 scripts/h200-contract.sh
+# COMPILE=1: torch.compile of each tier instead of eager ops (the bugs are then not run); with
+# KEEP_CASTS=1 too, Inductor's graph patterns off, which otherwise drop the bf16 rounding points
+# (README, "PyTorch on the GPU machine": with them dropped every output fails, and is flagged so).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ltt-out}
@@ -12,6 +15,11 @@ mkdir -p "$out"
 tokens=${TOKENS:-1,5,33,128,256,2048}
 gemm=${GEMM:-bf16}
 tps=${TPS:-8 16}
+mode=() tag=$gemm
+if [ "${COMPILE:-0}" = 1 ]; then
+  mode=(--compile) tag=${gemm}_compile
+  if [ "${KEEP_CASTS:-0}" = 1 ]; then mode+=(--keep-casts) tag=${tag}_keep_casts; fi
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 t0=$(date +%s)
 if ! { cmake --preset release -DLTT_WITH_FUZZ=OFF -DCMAKE_PREFIX_PATH="$PWD/.device-deps/usr" > "$out/build.log" 2>&1 &&
@@ -27,12 +35,12 @@ fi
 pids=()
 for tp in $tps; do
   OMP_NUM_THREADS=8 PYTHONUNBUFFERED=1 python3 scripts/torch_tiers.py --ltt build/release/bin/ltt --work "/tmp/torch_tiers_T$tp" \
-    --dims k3 --tp "$tp" --tokens "$tokens" --dist realistic,adversarial --device cuda --gemm "$gemm" \
-    --out "$out/torch_${gemm}_T$tp.md" --json "$out/torch_${gemm}_T$tp.json" > "$out/torch_${gemm}_T$tp.log" 2>&1 &
+    --dims k3 --tp "$tp" --tokens "$tokens" --dist realistic,adversarial --device cuda --gemm "$gemm" "${mode[@]}" \
+    --out "$out/torch_${tag}_T$tp.md" --json "$out/torch_${tag}_T$tp.json" > "$out/torch_${tag}_T$tp.log" 2>&1 &
   pids+=($!)
 done
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
-for tp in $tps; do grep -E "^# correct outputs|^!!!" "$out/torch_${gemm}_T$tp.log" | sed "s/^/T $tp: /"; done
+for tp in $tps; do grep -E "^# correct outputs|^!!!" "$out/torch_${tag}_T$tp.log" | sed "s/^/T $tp: /"; done
 echo "torch_tiers exit $rc; total $(( $(date +%s) - t0 )) s"
 exit "$rc"

@@ -98,6 +98,8 @@ def parse_args():
         assert len(a.dims_hl) == 2
     except (ValueError, AssertionError):
         die(f"--dims {a.dims!r}: k3, small or H,L")
+    if a.keep_casts and not a.compile:
+        die("--keep-casts sets how torch.compile compiles: it needs --compile")
     if not a.tp_list or not a.tokens_list or not a.dist_list:
         die("--tp, --tokens and --dist need at least one value each")
     return a
