@@ -26,11 +26,11 @@ struct CaseResult {
   double steps_max = 0;                // bf16 steps from the farthest one to its set (inf: NaN/Inf class)
   size_t ambiguous = 0;                // elements with two or more admissible values
   size_t unbounded = 0;                // elements the contract cannot bound (NaN possible)
+  // Diagnostics, not the verdict.
   // Of the elements outside: those holding the float64 truth rounded once to
   // bf16. Nearly all of them so: the output skipped the contract's intermediate
   // roundings (missing_rounding_points()), a different contract, not noise.
   size_t outside_at_rounded_truth = 0;
-  // Diagnostics, not the verdict.
   ErrorStats vs_truth;                 // against the float64 truth and the rigorous bound
   std::array<size_t, 4> ulp_hist{};    // against the emulated reference: 0, 1, 2, 3+ ULPs
   double ulp_max = 0;
