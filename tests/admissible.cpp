@@ -195,6 +195,22 @@ TEST_CASE("admissible: an output with no intermediate rounding (the truth rounde
   }
 }
 
+TEST_CASE("admissible: missing_rounding_points() needs 16 elements outside, 90% of them at the rounded truth") {
+  const auto flagged = [](size_t outside, size_t at_truth) {
+    CaseResult r;
+    r.outside = outside;
+    r.outside_at_rounded_truth = at_truth;
+    return r.missing_rounding_points();
+  };
+  CHECK_FALSE(flagged(0, 0));
+  CHECK_FALSE(flagged(15, 15));
+  CHECK(flagged(16, 16));
+  CHECK(flagged(20, 18));
+  CHECK_FALSE(flagged(20, 17));
+  CHECK(flagged(1000000, 900000));
+  CHECK_FALSE(flagged(1000000, 899999));
+}
+
 TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements have one value") {
   const Problem p = problem(kDimsK3, 8, 5);
   const Inputs in = generate_inputs(p);

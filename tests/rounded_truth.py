@@ -30,13 +30,14 @@ import stfile  # noqa: E402
 
 
 def bf16_bits(x):
-    """The bf16 nearest the double x (ties to even), as 16 bits; None past bf16's range or for NaN."""
+    """The bf16 nearest the double x (ties to even), as 16 bits (infinity past bf16's range); None for NaN."""
     if math.isnan(x):
         return None
-    try:
-        f = struct.unpack("<I", struct.pack("<f", x))[0]  # only to find x's neighbourhood
-    except OverflowError:
-        return None
+    if abs(x) >= 2.0 ** 128 - 2.0 ** 119:  # at or past the midpoint above bf16's largest finite value: infinity
+        return 0xFF80 if x < 0 else 0x7F80
+    f = struct.unpack("<I", struct.pack("<f", x))[0]  # only to find x's neighbourhood (may round to f32's inf)
+    if f & 0x7FFFFFFF == 0x7F800000:
+        f -= 1  # the largest finite f32 of that sign: its neighbourhood holds the answer
     base = f & 0xFFFF0000
     best = None
     for c in (base - 0x10000, base, base + 0x10000):
@@ -105,7 +106,11 @@ def main():
                 print(f"ltt verify exited {r.returncode}, not 1: {r.stderr.strip()}")
                 bad += 1
                 continue
-            for c in json.load(open(report))["cases"]:
+            cases = json.load(open(report))["cases"]
+            if sorted(int(c["tier"]) for c in cases) != sorted(tiers):
+                print(f"ltt verify judged tiers {[c['tier'] for c in cases]}, not the case's {tiers}")
+                bad += 1
+            for c in cases:
                 k, adm = int(c["tier"]), c["admissible"]
                 flagged = bool(adm.get("missing_rounding_points"))
                 ok = not c["pass"] and flagged

@@ -172,7 +172,7 @@ class Verdict:
             lines.append(f"{adm.get('outside_at_rounded_truth')} of the {self.outside} elements outside hold the float64 "
                          "truth rounded once: computed without the contract's intermediate bf16 roundings (torch.compile "
                          "does so when Inductor drops an fp32 -> bf16 -> fp32 cast pair; torch._inductor.config."
-                         "pattern_matcher = False keeps them)")
+                         "pattern_matcher = False with emulate_precision_casts = True kept them on torch 2.11)")
         lines.append(f"reproduce: {self.reproduce}")
         return "\n".join(lines)
 
