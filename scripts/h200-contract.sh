@@ -7,7 +7,8 @@
 #   there:      OUT=/tmp/out TPS="8 16" TOKENS=1,5,33,128,256,2048 GEMM=bf16 TESTS=0 scripts/h200-contract.sh
 # COMPILE=1: torch.compile of each tier instead of eager ops (the bugs are then not run); with
 # KEEP_CASTS=1 too, Inductor's graph patterns off, which otherwise drop the bf16 rounding points
-# (README, "PyTorch on the GPU machine": with them dropped every output fails, and is flagged so).
+# (README, "PyTorch on the GPU machine": with them dropped every output fails, and is flagged so);
+# COMPILE_MODE=max-autotune GEMM_BACKENDS=TRITON: Inductor's own Triton GEMMs (not yet run on the H200).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ltt-out}
@@ -19,6 +20,10 @@ mode=() tag=$gemm
 if [ "${COMPILE:-0}" = 1 ]; then
   mode=(--compile) tag=${gemm}_compile
   if [ "${KEEP_CASTS:-0}" = 1 ]; then mode+=(--keep-casts) tag=${tag}_keep_casts; fi
+  if [ -n "${COMPILE_MODE:-}" ]; then mode+=(--compile-mode "$COMPILE_MODE") tag=${tag}_$COMPILE_MODE; fi
+  if [ -n "${GEMM_BACKENDS:-}" ]; then mode+=(--gemm-backends "$GEMM_BACKENDS") tag=${tag}_$GEMM_BACKENDS; fi
+elif [ -n "${KEEP_CASTS:-}${COMPILE_MODE:-}${GEMM_BACKENDS:-}" ]; then
+  echo "h200-contract.sh: KEEP_CASTS, COMPILE_MODE and GEMM_BACKENDS need COMPILE=1" >&2; exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 t0=$(date +%s)

@@ -82,6 +82,14 @@ def parse_args():
                    help="with --compile: turn off Inductor's graph patterns (torch._inductor.config.pattern_matcher), "
                         "one of which drops an fp32 -> bf16 -> fp32 pair of casts as pointless, taking a rounding "
                         "point out; and emulate_precision_casts on")
+    p.add_argument("--compile-mode", default="default",
+                   choices=("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"),
+                   help="with --compile: torch.compile's mode (max-autotune lets Inductor choose among GEMM kernels "
+                        "by timing them, its own Triton templates included)")
+    p.add_argument("--gemm-backends", metavar="LIST",
+                   help="with --compile-mode max-autotune*: the GEMM kernels Inductor may choose from "
+                        "(torch._inductor.config.max_autotune_gemm_backends, e.g. TRITON for its Triton templates "
+                        "only, ATEN for cuBLAS only)")
     p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
     p.add_argument("--no-safetensors", action="store_true",
                    help="use the built-in reader/writer even if the safetensors package is importable")
@@ -98,8 +106,11 @@ def parse_args():
         assert len(a.dims_hl) == 2
     except (ValueError, AssertionError):
         die(f"--dims {a.dims!r}: k3, small or H,L")
-    if a.keep_casts and not a.compile:
-        die("--keep-casts sets how torch.compile compiles: it needs --compile")
+    if (a.keep_casts or a.compile_mode != "default" or a.gemm_backends) and not a.compile:
+        die("--keep-casts, --compile-mode and --gemm-backends set how torch.compile compiles: they need --compile")
+    if a.gemm_backends and not a.compile_mode.startswith("max-autotune"):
+        die("--gemm-backends chooses among the GEMMs that max-autotune times: it needs --compile-mode max-autotune "
+            "(or max-autotune-no-cudagraphs)")
     if not a.tp_list or not a.tokens_list or not a.dist_list:
         die("--tp, --tokens and --dist need at least one value each")
     return a
@@ -317,6 +328,9 @@ def tier4(R, S, g, W, eps, order, drop):
 
 TIERS = {0: tier0, 1: tier1, 2: tier2, 3: tier3, 4: tier4}
 VARIANTS = ("correct",) + BUGS
+COMPILED_AS = ("torch.compile of each tier (mode " + args.compile_mode
+               + (", GEMM backends " + args.gemm_backends if args.gemm_backends else "")
+               + (", pattern_matcher off, emulate_precision_casts on" if args.keep_casts else "") + ")")
 if args.compile:
     # Every call compiled, never a silent fall-back to eager: no graph breaks (fullgraph), and a recompile
     # limit far past this run's shapes, an error where this torch can make it one.
@@ -331,7 +345,11 @@ if args.compile:
         import torch._inductor.config
         torch._inductor.config.pattern_matcher = False
         torch._inductor.config.emulate_precision_casts = True
-    TIERS = {k: torch.compile(fn, fullgraph=True) for k, fn in TIERS.items()}
+    if args.gemm_backends:
+        import torch._inductor.config
+        torch._inductor.config.max_autotune_gemm_backends = args.gemm_backends
+    TIERS = {k: torch.compile(fn, fullgraph=True, mode=None if args.compile_mode == "default" else args.compile_mode)
+             for k, fn in TIERS.items()}
     VARIANTS = ("correct",)
 
 
@@ -394,7 +412,7 @@ for d in (cases_dir, outputs_dir, verify_dir):
 print(f"# torch_tiers: torch {torch.__version__} (CUDA {torch.version.cuda}) on {device}"
       + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
       + f"; case files via {'safetensors ' + __import__('safetensors').__version__ if st_torch else 'the built-in reader'}"
-      + f"; ltt {ltt}; {('torch.compile of each tier' + (' (pattern_matcher off, emulate_precision_casts on)' if args.keep_casts else '')) if args.compile else 'eager ops'}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
+      + f"; ltt {ltt}; {COMPILED_AS if args.compile else 'eager ops'}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
 
 combos = [(T, M, dist) for T in args.tp_list for M in args.tokens_list for dist in args.dist_list]
 rows = []          # one per (case, tier)
@@ -604,7 +622,7 @@ if args.out:
     with open(args.out, "w") as f:
         f.write("# PyTorch-computed tier outputs against `ltt verify`\n\n")
         f.write(f"torch {env['torch']} (CUDA {env['cuda']}) on {env['device_name']}; dims {args.dims}; "
-                f"seed {args.seed}; {'torch.compile of each tier' if args.compile else 'eager ops'}; "
+                f"seed {args.seed}; {COMPILED_AS if args.compile else 'eager ops'}; "
                 f"GEMMs {args.gemm}\n\n")
         f.write("| " + " | ".join(headers) + " |\n|" + "|".join("---" for _ in headers) + "|\n")
         for t in table:
@@ -615,7 +633,8 @@ if args.out:
 if args.json:
     with open(args.json, "w") as f:
         json.dump({"env": env, "args": {k: getattr(args, k) for k in ("dims", "tp", "tokens", "dist", "seed",
-                                                                      "device", "gemm", "compile")},
+                                                                      "device", "gemm", "compile", "compile_mode",
+                                                                      "gemm_backends", "keep_casts")},
                    "rows": rows, "errors": errors,
                    "totals": {"correct": n_correct, "correct_passed": a_correct, "bugs": n_bugs,
                               "bugs_failed": c_bugs}}, f, indent=1)
