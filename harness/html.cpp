@@ -148,11 +148,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
       for (const auto& c : r.failed_checks()) checks += (checks.empty() ? "" : ", ") + c;
       h += cat("<p>failed checks: <b>", esc(checks), "</b>; ", r.outside, " elements outside their admissible sets",
                r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
-               r.missing_rounding_points()
-                   ? cat("<p>", r.outside_at_rounded_truth, " of the ", r.outside, " hold the float64 truth rounded once: computed "
-                         "without the contract's intermediate bf16 roundings (a rounding point skipped, as torch.compile's "
-                         "Inductor does when it drops an fp32 &rarr; bf16 &rarr; fp32 cast pair).</p>\n")
-                   : std::string(),
+               r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                "<ul>");
       for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";
       h += "</ul>\n";

@@ -30,6 +30,14 @@ bool CaseResult::missing_rounding_points() const {
   return outside >= 16 && outside_at_rounded_truth * 10 >= outside * 9;
 }
 
+std::string CaseResult::missing_rounding_note() const {
+  if (!missing_rounding_points()) return {};
+  return cat(outside_at_rounded_truth, " of these ", outside, " elements hold the float64 truth rounded once: the output looks "
+             "computed without the contract's intermediate bf16 roundings (Z, N, the sum of S, the GEMM's output kept in fp32). "
+             "More accurate, but no implementation with bf16 collectives and these rounding points gives it; torch.compile does "
+             "so when Inductor drops an fp32 -> bf16 -> fp32 cast pair (README, 'PyTorch on the GPU machine')");
+}
+
 namespace {
 
 std::string set_text(double lo, double hi) {
@@ -203,12 +211,7 @@ void Report::add(const CaseResult& r) {
                                   " ULP, ", fmt("%.3g", 100 * r.frac_differ), "% of elements differ;");
     std::printf("#   FAIL tier %d T %d M %d %s:%s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), why.c_str());
     if (!r.note.empty()) std::printf("#     %s\n", r.note.c_str());
-    if (r.missing_rounding_points())
-      std::printf("#     %zu of these %zu elements hold the float64 truth rounded once: the output looks computed without the\n"
-                  "#     contract's intermediate bf16 roundings (Z, N, the sum of S, the GEMM's output kept in fp32). More\n"
-                  "#     accurate, but no implementation with bf16 collectives and these rounding points gives it; torch.compile\n"
-                  "#     does so when Inductor drops an fp32 -> bf16 -> fp32 cast pair (README, 'PyTorch on the GPU machine')\n",
-                  r.outside_at_rounded_truth, r.outside);
+    if (r.missing_rounding_points()) std::printf("#     %s\n", r.missing_rounding_note().c_str());
     for (const auto& f : r.first) std::printf("#     %s\n", f.c_str());
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());

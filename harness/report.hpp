@@ -80,6 +80,8 @@ struct CaseResult {
   // bf16 rounding (Z, N, S's sum or the GEMM's output kept in fp32), as
   // torch.compile's Inductor does when it drops an fp32 -> bf16 -> fp32 cast.
   bool missing_rounding_points() const;
+  // What that signature means, one sentence for the reports ("" without it).
+  std::string missing_rounding_note() const;
 };
 
 // Fills `r`'s figures for rank 0's output y (values; F32 outputs are judged

@@ -335,6 +335,7 @@ if args.compile:
     # Every call compiled, never a silent fall-back to eager: no graph breaks (fullgraph), and a recompile
     # limit far past this run's shapes, an error where this torch can make it one.
     import torch._dynamo
+    import torch._inductor.config
     from torch._dynamo.utils import counters as dynamo_counters
     for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
         if hasattr(torch._dynamo.config, name):
@@ -342,11 +343,9 @@ if args.compile:
     if hasattr(torch._dynamo.config, "fail_on_recompile_limit_hit"):
         torch._dynamo.config.fail_on_recompile_limit_hit = True
     if args.keep_casts:
-        import torch._inductor.config
         torch._inductor.config.pattern_matcher = False
         torch._inductor.config.emulate_precision_casts = True
     if args.gemm_backends:
-        import torch._inductor.config
         torch._inductor.config.max_autotune_gemm_backends = args.gemm_backends
     TIERS = {k: torch.compile(fn, fullgraph=True, mode=None if args.compile_mode == "default" else args.compile_mode)
              for k, fn in TIERS.items()}
