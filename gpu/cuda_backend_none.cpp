@@ -23,7 +23,7 @@ Result<double> copy_bandwidth(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_copy(size_t, int) { return cuda_available().error(); }
 Result<Timing> time_launch_clusters(int, bool, int) { return cuda_available().error(); }
 Result<Timing> time_read(size_t, int, ReadShape*) { return cuda_available().error(); }
-Result<Timing> time_chain(const Problem&, int, ChainKind) { return cuda_available().error(); }
+Result<Timing> time_chain(const Problem&, int, bool) { return cuda_available().error(); }
 Result<Timing> time_tier(const Problem&, int, const Contract&, const Inputs&, int) { return cuda_available().error(); }
 bool norm_choice_applies(const NormChoice&, int) { return false; }
 Result<Timing> time_rmsnorm(const Problem&, const Inputs&, int, NormChoice) { return cuda_available().error(); }

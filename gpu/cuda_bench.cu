@@ -508,71 +508,9 @@ __global__ void __launch_bounds__(512, 1) chain_step_k(const uint4* w, int per_b
   if (acc == 0x9e3779b9u) sink[0] = acc;  // a value no input here makes: the loads stay
 }
 
-// The same chain, its hand-offs by flags in memory rather than by each
-// kernel waiting for the whole grid before it (cudaGridDependencySynchronize
-// waits for the grid's end and its memory flush, prefetching blocks
-// included). A call's head, once the step before has counted all its
-// blocks out (done[0]), publishes its own count (done[1]); the call's step
-// blocks wait for that, then count themselves out. The counters only grow
-// within a replay and are cleared at its first call; call i of a replay
-// waits for the counts of call i - 1 modulo the replay's calls, which no
-// other call's counts equal while it can wait (the kernels chain one call
-// deep). Every waiter is a programmatic dependent whose predecessor's blocks
-// all had started (each triggers first), so what it waits for runs: no hang;
-// a wait past 1 s gives up and marks done[2].
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void add_release(unsigned* p, unsigned v) {
-  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ void wait_count(const unsigned* p, unsigned step, unsigned calls, unsigned want,
-                                           unsigned* failed) {
-  unsigned long long t0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  while ((load_acquire(p) / step) % calls != want) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    if (t - t0 > 1000000000ull) {
-      atomicExch(failed, 1u);
-      return;
-    }
-  }
-}
-
-__global__ void chain_head_flag_k(const void* w, size_t bytes, unsigned* done, unsigned steps, unsigned calls, unsigned i) {
-  allow_dependents();
-  prefetch_l2(w, bytes);
-  if (blockIdx.x > 0 || threadIdx.x > 0) return;
-  wait_count(done, steps, calls, i, done + 2);  // every step block of call i - 1
-  add_release(done + 1, 1);
-}
-
-__global__ void __launch_bounds__(512, 1) chain_step_flag_k(const uint4* w, int per_block, unsigned* done,
-                                                             unsigned calls, unsigned i, unsigned* sink) {
-  uint4 v[8];
-  const uint4* p = w + static_cast<size_t>(blockIdx.x) * per_block;
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const int e = static_cast<int>(threadIdx.x) + 512 * k;
-    v[k] = e < per_block ? __ldg(p + e) : make_uint4(0, 0, 0, 0);
-  }
-  allow_dependents();
-  if (threadIdx.x == 0) wait_count(done + 1, 1, calls, (i + 1) % calls, done + 2);  // this call's head
-  __syncthreads();
-  unsigned acc = 0;
-#pragma unroll
-  for (int k = 0; k < 8; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-  if (acc == 0x9e3779b9u) sink[0] = acc;  // a value no input here makes: the loads stay
-  __syncthreads();
-  if (threadIdx.x == 0) add_release(done, 1);
-}
-
 }  // namespace
 
-Result<Timing> time_chain(const Problem& p, int reps, ChainKind kind) {
+Result<Timing> time_chain(const Problem& p, int reps, bool read) {
   auto rt = runtime_init(nullptr);
   if (!rt.ok()) return rt.error();
   if (!rt->pdl) return LTT_USAGE("the warm step's chain needs programmatic launch (compute capability 9.0, kernels built for it)");
@@ -583,34 +521,19 @@ Result<Timing> time_chain(const Problem& p, int reps, ChainKind kind) {
   const cudaStream_t s = rt->s;
   const size_t wn = static_cast<size_t>(Hs) * L, bytes = wn * sizeof(bf);
   const int sets = rotation_sets(bytes), blocks = Hs / 8, per_block = L;  // 8 rows of L bf16: L 16-byte pieces
-  const int calls = graph_calls(sets);
   std::vector<DevBuf<bf>> w;
   LTT_TRY(copies(nullptr, wn, sets, w, s));
   for (auto& x : w) LTT_CUDA(cudaMemsetAsync(x.get(), 0x3c, bytes, s));
-  DevBuf<unsigned> sink, done;
+  DevBuf<unsigned> sink;
   LTT_TRY(sink.alloc(1));
-  LTT_TRY(done.alloc(3));
-  LTT_CUDA(cudaMemsetAsync(done.get(), 0, 3 * sizeof(unsigned), s));
   LTT_CUDA(cudaStreamSynchronize(s));
   const unsigned head = prefetch_blocks(bytes, std::max(1, device_caps().sms));
-  auto t = timed_graph(s, reps, calls, [&](int i) -> Status {
+  return timed_graph(s, reps, graph_calls(sets), [&](int i) -> Status {
     const bf* wi = w[i % sets].get();
-    if (kind == ChainKind::flags) {
-      if (i == 0) LTT_CUDA(cudaMemsetAsync(done.get(), 0, 2 * sizeof(unsigned), s));
-      LTT_TRY(launch(chain_head_flag_k, head, 256, true, s, static_cast<const void*>(wi), bytes, done.get(),
-                     static_cast<unsigned>(blocks), static_cast<unsigned>(calls), static_cast<unsigned>(i)));
-      return launch(chain_step_flag_k, static_cast<unsigned>(blocks), 512, true, s, reinterpret_cast<const uint4*>(wi),
-                    per_block, done.get(), static_cast<unsigned>(calls), static_cast<unsigned>(i), sink.get());
-    }
     LTT_TRY(launch(chain_head_k, head, 256, true, s, static_cast<const void*>(wi), bytes));
     return launch(chain_step_k, static_cast<unsigned>(blocks), 512, true, s, reinterpret_cast<const uint4*>(wi), per_block,
-                  kind == ChainKind::read ? 1 : 0, sink.get());
+                  read ? 1 : 0, sink.get());
   });
-  if (!t.ok()) return t.error();
-  unsigned failed = 0;
-  LTT_CUDA(cudaMemcpy(&failed, done.get() + 2, sizeof failed, cudaMemcpyDeviceToHost));
-  if (failed) return LTT_ERR(Errc::internal, "the flag chain's wait gave up after 1 s: a count never came");
-  return t;
 }
 
 Result<Timing> time_copy(size_t elems, int reps) {

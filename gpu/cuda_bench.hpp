@@ -39,11 +39,8 @@ Result<Timing> time_read(size_t bytes, int reps, ReadShape* shape = nullptr);
 // loading that shard before its wait when read, else nothing; CUDA-graph
 // replay over the copies of W that cover twice the L2. What any step of
 // that shape pays before it does anything: the floor under
-// tier0-gemv-split-warm. flags: the read form, its hand-offs by counters in
-// memory instead of each kernel's wait for the grid before. A usage error
-// without programmatic launch.
-enum class ChainKind { wait, read, flags };
-Result<Timing> time_chain(const Problem& p, int reps, ChainKind kind);
+// tier0-gemv-split-warm. A usage error without programmatic launch.
+Result<Timing> time_chain(const Problem& p, int reps, bool read);
 // The tier's whole pipeline on all T fake ranks (collectives included); the
 // inputs are restored and the outputs poisoned between runs, untimed.
 Result<Timing> time_tier(const Problem& p, int tier, const Contract& c, const Inputs& in, int reps);

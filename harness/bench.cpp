@@ -76,7 +76,7 @@ Result<int> run_bench(const BenchOptions& o) {
   tab.header();
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::string> read_shapes;  // read-tier0's fastest shape, per (T, M)
-  std::map<std::tuple<int, int, int>, gpu::Timing> chains;  // chain-*-tier0 by (H/T, L, kind)
+  std::map<std::tuple<int, int, bool>, gpu::Timing> chains;  // chain-(read-)tier0 by (H/T, L, read)
   auto row = [&](const char* what, const Problem& p, const gpu::Timing& t, double bytes, double flops) {
     const double roof = bytes / GBps / 1e3;
     tab.row({what, std::to_string(p.T), std::to_string(p.M), fmt("%.1f", t.median_us), fmt("%.1f", t.min_us),
@@ -198,16 +198,14 @@ Result<int> run_bench(const BenchOptions& o) {
         // run): it does nothing that depends on M, so it is timed once a
         // shard shape and its figure printed at every M.
         if (tgw.ok() || tmw.ok())
-          for (auto kind : {gpu::ChainKind::wait, gpu::ChainKind::read, gpu::ChainKind::flags}) {
-            const char* what = kind == gpu::ChainKind::flags  ? "chain-flags-tier0"
-                               : kind == gpu::ChainKind::read ? "chain-read-tier0"
-                                                              : "chain-tier0";
-            const auto key = std::tuple{p.Hs(), p.L, static_cast<int>(kind)};
+          for (bool rd : {false, true}) {
+            const char* what = rd ? "chain-read-tier0" : "chain-tier0";
+            const auto key = std::tuple{p.Hs(), p.L, rd};
             if (auto at = chains.find(key); at != chains.end()) {
               row(what, p, at->second, wbytes, 0);
               continue;
             }
-            auto tch = gpu::time_chain(p, o.reps, kind);
+            auto tch = gpu::time_chain(p, o.reps, rd);
             LTT_TRY(not_taken(what, p, tch.status()));
             if (!tch.ok()) continue;
             chains.emplace(key, *tch);
@@ -336,8 +334,7 @@ Result<int> run_bench(const BenchOptions& o) {
               "# dependent of the one before, the first bringing W's shard into L2 on the warm RMSNorm kernel's grid (block 0\n"
               "# waits for the call before), the second on the few-token kernel's grid waiting for the first; chain-read-tier0:\n"
               "# the second also loads its 8 rows of W before its wait, as the few-token kernel does (the floor under\n"
-              "# tier0-gemv-split-warm; timed once a shard shape, the same figure at every M); chain-flags-tier0: the read\n"
-              "# form with its hand-offs by counters in memory, not by each kernel waiting for the grid before it;\n"
+              "# tier0-gemv-split-warm; timed once a shard shape, the same figure at every M);\n"
               "# copy-norm: the driver's device-to-device copy of M L bf16 (RMSNorm's bytes less g's), replayed the same way:\n"
               "# what any kernel moving those bytes once can reach at this size;\n"
               "# rmsnorm: ltt's kernel (a block of 256 threads a row for L <= 4096); rmsnorm-pdl: the same, each call a\n"

@@ -361,7 +361,11 @@ def tier_order(meta_order, k):
 
 
 def compute(k, R, S, g, W, eps, order, bug):
+    if args.compile:  # modes with CUDA graphs (max-autotune, reduce-overhead): a new step, its outputs kept below
+        torch.compiler.cudagraph_mark_step_begin()
     y = TIERS[k](R, S, g, W, eps * 10 if bug == "eps" else eps, order, bug == "drop")
+    if args.compile:  # a CUDA-graph mode reuses its output's memory at its next call
+        y = y.clone()
     if bug == "row":
         i = y.shape[0] // 2
         y = y.clone()
