@@ -1,0 +1,4 @@
+# Thirteenth session, call 5 (one H200, warm after call 4, Inductor's cache
+# of call 4's T 8 bf16 run kept): that run's M 33, which call 4's time
+# limit cut during autotuning.
+R=$OUT/r; mkdir -p $R; t0=$(date +%s); export NCCL_NVLS_ENABLE=0; TORCHINDUCTOR_CACHE_DIR=/tmp/ic_triton_bf16_T8 OMP_NUM_THREADS=8 PYTHONUNBUFFERED=1 timeout 280 python3 scripts/torch_tiers.py --ltt build/release/bin/ltt --work /tmp/w5 --dims k3 --device cuda --compile --keep-casts --compile-mode max-autotune --gemm-backends TRITON --tp 8 --tokens 33 --dist realistic,adversarial --gemm bf16 --out $R/triton_bf16_T8_M33.md --json $R/triton_bf16_T8_M33.json > $R/triton_bf16_T8_M33.log 2>&1; echo "exit $?"; grep -E '^\[|^# correct outputs|ERROR|Traceback' $R/triton_bf16_T8_M33.log | tail; grep -E "^    correct  " $R/triton_bf16_T8_M33.log | head -4; echo "total $(( $(date +%s) - t0 )) s"
