@@ -8,7 +8,8 @@
 # COMPILE=1: torch.compile of each tier instead of eager ops (the bugs are then not run); with
 # KEEP_CASTS=1 too, Inductor's graph patterns off, which otherwise drop the bf16 rounding points
 # (README, "PyTorch on the GPU machine": with them dropped every output fails, and is flagged so);
-# COMPILE_MODE=max-autotune GEMM_BACKENDS=TRITON: Inductor's own Triton GEMMs (not yet run on the H200).
+# COMPILE_MODE=max-autotune GEMM_BACKENDS=TRITON: Inductor's own Triton GEMMs (run on the H200 through
+# torch_tiers.py itself, with KEEP_CASTS's settings: bench/results/h200/s13/4-triton; autotuning takes minutes a case).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ltt-out}
