@@ -7,7 +7,7 @@
 #   there:      OUT=/tmp/out TPS="8 16" TOKENS=1,5,33,128,256,2048 GEMM=bf16 TESTS=0 scripts/h200-contract.sh
 # COMPILE=1: torch.compile of each tier instead of eager ops (the bugs are then not run); with
 # KEEP_CASTS=1 too, Inductor's graph patterns off, which otherwise drop the bf16 rounding points
-# (README, "PyTorch on the GPU machine": with them dropped every output fails, and is flagged so);
+# (README, "PyTorch on the GPU machine": with them dropped every output fails; tiers 0, 1 and 3 are flagged so, tiers 2 and 4 mostly not);
 # COMPILE_MODE=max-autotune GEMM_BACKENDS=TRITON: Inductor's own Triton GEMMs (run on the H200 through
 # torch_tiers.py itself, with KEEP_CASTS's settings: bench/results/h200/s13/4-triton; autotuning takes minutes a case).
 set -uo pipefail
