@@ -90,6 +90,12 @@ def parse_args():
                    help="with --compile-mode max-autotune*: the GEMM kernels Inductor may choose from "
                         "(torch._inductor.config.max_autotune_gemm_backends, e.g. TRITON for its Triton templates "
                         "only, ATEN for cuBLAS only)")
+    p.add_argument("--dynamic-tokens", action="store_true",
+                   help="with --compile: compile each tier once with the token count M symbolic "
+                        "(torch._dynamo.mark_dynamic on dim 0 of every R_r and S_r), as vLLM compiles its model for "
+                        "any batch size: the kernels Inductor chose (and, with max-autotune, timed) at the first M "
+                        "then run at every later M. M 1 stays a graph of its own (torch specialises sizes 0 and 1). "
+                        "The progress lines count the graphs compiled so far, so a recompile shows")
     p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
     p.add_argument("--no-safetensors", action="store_true",
                    help="use the built-in reader/writer even if the safetensors package is importable")
@@ -106,8 +112,9 @@ def parse_args():
         assert len(a.dims_hl) == 2
     except (ValueError, AssertionError):
         die(f"--dims {a.dims!r}: k3, small or H,L")
-    if (a.keep_casts or a.compile_mode != "default" or a.gemm_backends) and not a.compile:
-        die("--keep-casts, --compile-mode and --gemm-backends set how torch.compile compiles: they need --compile")
+    if (a.keep_casts or a.compile_mode != "default" or a.gemm_backends or a.dynamic_tokens) and not a.compile:
+        die("--keep-casts, --compile-mode, --gemm-backends and --dynamic-tokens set how torch.compile compiles: "
+            "they need --compile")
     if a.gemm_backends and not a.compile_mode.startswith("max-autotune"):
         die("--gemm-backends chooses among the GEMMs that max-autotune times: it needs --compile-mode max-autotune "
             "(or max-autotune-no-cudagraphs)")
@@ -330,7 +337,8 @@ TIERS = {0: tier0, 1: tier1, 2: tier2, 3: tier3, 4: tier4}
 VARIANTS = ("correct",) + BUGS
 COMPILED_AS = ("torch.compile of each tier (mode " + args.compile_mode
                + (", GEMM backends " + args.gemm_backends if args.gemm_backends else "")
-               + (", pattern_matcher off, emulate_precision_casts on" if args.keep_casts else "") + ")")
+               + (", pattern_matcher off, emulate_precision_casts on" if args.keep_casts else "")
+               + (", M symbolic" if args.dynamic_tokens else "") + ")")
 if args.compile:
     # Every call compiled, never a silent fall-back to eager: no graph breaks (fullgraph), and a recompile
     # limit far past this run's shapes, an error where this torch can make it one.
@@ -363,6 +371,9 @@ def tier_order(meta_order, k):
 def compute(k, R, S, g, W, eps, order, bug):
     if args.compile:  # modes with CUDA graphs (max-autotune, reduce-overhead): a new step, its outputs kept below
         torch.compiler.cudagraph_mark_step_begin()
+    if args.dynamic_tokens and R[0].shape[0] > 1:  # M symbolic in the graph (torch specialises M 1 anyway)
+        for t in R + S:
+            torch._dynamo.mark_dynamic(t, 0)
     y = TIERS[k](R, S, g, W, eps * 10 if bug == "eps" else eps, order, bug == "drop")
     if args.compile:  # a CUDA-graph mode reuses its output's memory at its next call
         y = y.clone()
@@ -560,7 +571,9 @@ for idx, (T, M, dist) in enumerate(combos, 1):
         ok_b = sum(1 for r in rows[-len(tiers):] for v in VARIANTS[1:] if r[v]["ok"])
         print(f"[{idx}/{len(combos)}] {label}: tiers {meta['tiers']}: correct passed {ok_c}/{len(tiers)}, "
               f"bugs failed {ok_b}/{len(VARIANTS[1:]) * len(tiers)}; golden {t_golden:.1f} s, torch {t_compute:.1f} s, "
-              f"verify {t_verify:.1f} s; elapsed {time.time() - t_start:.1f} s", flush=True)
+              f"verify {t_verify:.1f} s; elapsed {time.time() - t_start:.1f} s"
+              + (f"; graphs compiled so far {dynamo_counters['stats'].get('unique_graphs', 0)}" if args.compile else ""),
+              flush=True)
         for v in verdicts:
             for ln in verdicts[v]["summary"]:
                 print(f"    {v:8s} verify rc {verdicts[v]['rc']}: {ln}", flush=True)
@@ -637,7 +650,8 @@ if args.json:
     with open(args.json, "w") as f:
         json.dump({"env": env, "args": {k: getattr(args, k) for k in ("dims", "tp", "tokens", "dist", "seed",
                                                                       "device", "gemm", "compile", "compile_mode",
-                                                                      "gemm_backends", "keep_casts")},
+                                                                      "gemm_backends", "keep_casts",
+                                                                      "dynamic_tokens")},
                    "rows": rows, "errors": errors,
                    "totals": {"correct": n_correct, "correct_passed": a_correct, "bugs": n_bugs,
                               "bugs_failed": c_bugs}}, f, indent=1)
