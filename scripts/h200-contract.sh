@@ -9,7 +9,9 @@
 # KEEP_CASTS=1 too, Inductor's graph patterns off, which otherwise drop the bf16 rounding points
 # (README, "PyTorch on the GPU machine": with them dropped every output fails; tiers 0, 1 and 3 are flagged so, tiers 2 and 4 mostly not);
 # COMPILE_MODE=max-autotune GEMM_BACKENDS=TRITON: Inductor's own Triton GEMMs (run on the H200 through
-# torch_tiers.py itself, with KEEP_CASTS's settings: bench/results/h200/s13/4-triton; autotuning takes minutes a case).
+# torch_tiers.py itself, with KEEP_CASTS's settings: bench/results/h200/s13/4-triton; autotuning takes minutes a case);
+# DYNAMIC=1: each tier compiled once with M symbolic (--dynamic-tokens), so the autotuning runs at the first
+# M only and its kernels serve every later M (bench/results/h200/s14; put the M to tune at first in TOKENS).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ltt-out}
@@ -23,8 +25,9 @@ if [ "${COMPILE:-0}" = 1 ]; then
   if [ "${KEEP_CASTS:-0}" = 1 ]; then mode+=(--keep-casts) tag=${tag}_keep_casts; fi
   if [ -n "${COMPILE_MODE:-}" ]; then mode+=(--compile-mode "$COMPILE_MODE") tag=${tag}_$COMPILE_MODE; fi
   if [ -n "${GEMM_BACKENDS:-}" ]; then mode+=(--gemm-backends "$GEMM_BACKENDS") tag=${tag}_$GEMM_BACKENDS; fi
-elif [ -n "${KEEP_CASTS:-}${COMPILE_MODE:-}${GEMM_BACKENDS:-}" ]; then
-  echo "h200-contract.sh: KEEP_CASTS, COMPILE_MODE and GEMM_BACKENDS need COMPILE=1" >&2; exit 2
+  if [ "${DYNAMIC:-0}" = 1 ]; then mode+=(--dynamic-tokens) tag=${tag}_dynamic; fi
+elif [ -n "${KEEP_CASTS:-}${COMPILE_MODE:-}${GEMM_BACKENDS:-}${DYNAMIC:-}" ]; then
+  echo "h200-contract.sh: KEEP_CASTS, COMPILE_MODE, GEMM_BACKENDS and DYNAMIC need COMPILE=1" >&2; exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 t0=$(date +%s)
