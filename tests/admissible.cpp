@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "inputs.hpp"
 #include "member.hpp"
 #include "report.hpp"
 #include "support.hpp"
@@ -209,6 +210,55 @@ TEST_CASE("admissible: missing_rounding_points() needs 16 elements outside, 90% 
   CHECK_FALSE(flagged(20, 17));
   CHECK(flagged(1000000, 900000));
   CHECK_FALSE(flagged(1000000, 899999));
+}
+
+// Seen on the H200 (bench/results/h200.md, fourteenth session): torch.compile
+// with the token count symbolic sums the one-shot partials in an order of its
+// own, and every order-probe row of its adversarial outputs then differs from
+// the rank-order reference in every element: 2^24 + 1 - 2^24 is 0 in rank
+// order and 1 in others, which moves the row's sum of squares. Such outputs
+// are members of the family and must pass. This holds the random members to
+// producing that case (the test above then checks that they pass): were the
+// members' sums held to rank order, the sweep would no longer cover it.
+TEST_CASE("admissible: members that sum an order probe out of rank order move its whole row, and pass") {
+  const Problem p = problem(kDimsSmall, 8, 9, Dist::adversarial);  // 9 rows: every row kind
+  int probe = -1;
+  for (int i = 0; i < p.M && probe < 0; ++i)
+    if (row_kind(p.seed, i) == RowKind::order_probe) probe = i;
+  REQUIRE(probe >= 0);
+  const Inputs in = generate_inputs(p);
+  Reference ref(in);
+  const MatF g = widen<float>(in.g), W = widen<float>(in.W);
+  LocalComm<EmulatedArith> comm(p.T);
+  for (int tier : tiers_for(p)) {
+    CAPTURE(tier);
+    Contract c = tier_def(tier).contract;
+    c.algo = Algo::one_shot;
+    const Interval a = ref.admissible(tier, c);
+    auto y = ref.emulated(tier, c);
+    REQUIRE(y.ok());
+    const MatrixB& e = (*y)[0];
+    int moved = 0;  // members whose probe row differs from rank order's in most elements
+    for (uint64_t seed = 0; seed < 12; ++seed) {
+      CAPTURE(seed);
+      Member m;
+      m.var = Variant{seed * 104729 + static_cast<uint64_t>(tier), true};
+      auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
+      REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
+      CHECK(outside(a, out[0]) == 0);
+      for (int i = 0; i < p.M; ++i) {
+        int differ = 0;
+        for (int j = 0; j < p.H; ++j) differ += to_double(out[0].at(i, j)) != to_double(e.at(i, j));
+        if (i == probe) {
+          moved += 2 * differ > p.H;
+        } else if (row_kind(p.seed, i) != RowKind::subnormal) {  // FTZ members flush a subnormal row whole
+          CAPTURE(i);
+          CHECK(2 * differ < p.H);  // only the probe row moves whole
+        }
+      }
+    }
+    CHECK(moved >= 1);
+  }
 }
 
 TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements have one value") {
