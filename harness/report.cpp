@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "html.hpp"
+#include "inputs.hpp"
 
 namespace ltt {
 
@@ -38,6 +39,19 @@ std::string CaseResult::missing_rounding_note() const {
              "so when Inductor drops an fp32 -> bf16 -> fp32 cast pair (README, 'PyTorch on the GPU machine')");
 }
 
+std::string CaseResult::rows_moved_note() const {
+  if (rows_moved == 0) return {};
+  std::string kinds;
+  for (const auto& [k, n] : rows_moved_kinds) kinds += cat(kinds.empty() ? "" : ", ", k, " ", n);
+  std::string why;
+  if (rows_moved_kinds.count("order-probe"))
+    why += "; an order probe (2^24, 1 and -2^24 on ranks 0-2) sums to 0 or 1 by the order of the cross-rank sum, "
+           "which the contract leaves free, and that moves its whole row";
+  if (rows_moved_kinds.count("subnormal")) why += "; a subnormal row moves whole with flush-to-zero on or off";
+  return cat(rows_moved, " of ", p.M, " rows differ from the emulated reference in most elements",
+             kinds.empty() ? std::string() : cat(" (", kinds, ")"), why);
+}
+
 namespace {
 
 std::string set_text(double lo, double hi) {
@@ -60,6 +74,7 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
   r.vs_truth = compare_to_truth(y, truth.Y, bound, Mode::emulated);
   r.all_zero = r.vs_truth.nonzero == 0 || r.vs_truth.n == 0;
   const int H = static_cast<int>(y.cols());
+  std::vector<int> row_differ(static_cast<size_t>(y.rows()), 0);
   for (Eigen::Index e = 0; e < y.size(); ++e) {
     const double a = y.data()[e], b = to_double(want.v[static_cast<size_t>(e)]);
     const double lo = adm.lo.data()[e], hi = adm.hi.data()[e];
@@ -85,12 +100,18 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
     else d = ulp_distance(a, b, std::max({std::fabs(b), std::fabs(truth.NW.data()[e]), std::fabs(truth.S.data()[e])}));
     r.ulp_max = std::max(r.ulp_max, d);
     ++r.ulp_hist[d == 0 ? 0 : d <= 1 ? 1 : d <= 2 ? 2 : 3];
+    row_differ[static_cast<size_t>(e / H)] += d > 0 ? 1 : 0;
     const bool gate_ok = std::isnan(t) ? std::isnan(a)
                          : (std::isinf(t) || std::isinf(a)) ? a == t || a == expected_value(t, Mode::emulated)
                                                            : std::fabs(a - t) <= 8e-2 + 3e-2 * std::fabs(t);
     r.gate_fail += gate_ok ? 0 : 1;
   }
   r.frac_differ = static_cast<double>(static_cast<size_t>(y.size()) - r.ulp_hist[0]) / static_cast<double>(y.size());
+  for (size_t i = 0; i < row_differ.size(); ++i)
+    if (2 * row_differ[i] > H) {
+      ++r.rows_moved;
+      if (r.p.dist == Dist::adversarial) ++r.rows_moved_kinds[name(row_kind(r.p.seed, static_cast<int>(i)))];
+    }
   r.strict_fail = (o.ulp_max >= 0 && r.ulp_max > o.ulp_max) || (o.ulp_frac >= 0 && r.frac_differ > o.ulp_frac);
   r.ok = r.failed_checks().empty();
   if (!o.html.empty() && (!r.ok || o.html_all)) {
@@ -212,10 +233,13 @@ void Report::add(const CaseResult& r) {
     std::printf("#   FAIL tier %d T %d M %d %s:%s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), why.c_str());
     if (!r.note.empty()) std::printf("#     %s\n", r.note.c_str());
     if (r.missing_rounding_points()) std::printf("#     %s\n", r.missing_rounding_note().c_str());
+    if (r.rows_moved) std::printf("#     %s\n", r.rows_moved_note().c_str());
     for (const auto& f : r.first) std::printf("#     %s\n", f.c_str());
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
   }
+  if (r.ok && r.rows_moved)
+    std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.rows_moved_note().c_str());
   if (r.fake_ranks_differ >= 0 && (r.ok || !r.fake_must_match))
     std::printf("#   tier %d T %d M %d %s: against the fake-rank run: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist),
                 r.fake_ranks_differ == 0 ? cat("every rank bitwise identical (", r.p.T, " of ", r.p.T, ")").c_str()
@@ -296,7 +320,8 @@ Status Report::finish(double wall_seconds) {
                             {"elements", r.vs_truth.n},
                             {"variants", {{"run", r.variants}, {"failed", r.variants_failed}}},
                             {"stopped", r.stopped},
-                            {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ}}},
+                            {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ},
+                                            {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
                             {"ranks_agree", r.bad_rank < 0},
                             {"first_differing_rank", r.bad_rank},
                             {"deterministic", r.deterministic},

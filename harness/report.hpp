@@ -36,6 +36,12 @@ struct CaseResult {
   double ulp_max = 0;
   double frac_differ = 0;              // elements not bitwise equal to the emulated reference
   size_t gate_fail = 0;                // elements failing the production gate
+  // Rows differing from the emulated reference in more than half their
+  // elements, and (adversarial inputs) how many of each row kind. A correct
+  // member can move a row whole: an order probe's sum depends on the order
+  // of the cross-rank sum, a subnormal row on flush-to-zero.
+  size_t rows_moved = 0;
+  std::map<std::string, size_t> rows_moved_kinds;
   // The other checks of the verdict.
   int bad_rank = -1;                   // first rank whose output differs from rank 0's
   long bad_rank_elem = -1;
@@ -82,6 +88,9 @@ struct CaseResult {
   bool missing_rounding_points() const;
   // What that signature means, one sentence for the reports ("" without it).
   std::string missing_rounding_note() const;
+  // The moved rows, one sentence for the reports ("" when none): how many,
+  // their kinds, and what a correct member's order probe or subnormal row does.
+  std::string rows_moved_note() const;
 };
 
 // Fills `r`'s figures for rank 0's output y (values; F32 outputs are judged

@@ -218,8 +218,8 @@ TEST_CASE("admissible: missing_rounding_points() needs 16 elements outside, 90% 
 // the rank-order reference in every element: 2^24 + 1 - 2^24 is 0 in rank
 // order and 1 in others, which moves the row's sum of squares. Such outputs
 // are members of the family and must pass. This holds the random members to
-// producing that case (the test above then checks that they pass): were the
-// members' sums held to rank order, the sweep would no longer cover it.
+// producing that case (were their sums held to rank order, the sweep would no
+// longer cover it), and the reports to naming it (CaseResult::rows_moved).
 TEST_CASE("admissible: members that sum an order probe out of rank order move its whole row, and pass") {
   const Problem p = problem(kDimsSmall, 8, 9, Dist::adversarial);  // 9 rows: every row kind
   int probe = -1;
@@ -230,6 +230,7 @@ TEST_CASE("admissible: members that sum an order probe out of rank order move it
   Reference ref(in);
   const MatF g = widen<float>(in.g), W = widen<float>(in.W);
   LocalComm<EmulatedArith> comm(p.T);
+  CheckOptions o;
   for (int tier : tiers_for(p)) {
     CAPTURE(tier);
     Contract c = tier_def(tier).contract;
@@ -237,8 +238,14 @@ TEST_CASE("admissible: members that sum an order probe out of rank order move it
     const Interval a = ref.admissible(tier, c);
     auto y = ref.emulated(tier, c);
     REQUIRE(y.ok());
-    const MatrixB& e = (*y)[0];
-    int moved = 0;  // members whose probe row differs from rank order's in most elements
+    const MatD bound = ref.bound(tier, Mode::emulated, c);
+    CaseResult self;  // the emulated reference against itself: nothing moves
+    self.p = p;
+    evaluate(widen<double>((*y)[0]), (*y)[0], ref.truth(), bound, a, o, self);
+    CHECK(self.ok);
+    CHECK(self.rows_moved == 0);
+    CHECK(self.rows_moved_note().empty());
+    int moved = 0;  // members whose probe row differs from the reference's in more than half its elements
     for (uint64_t seed = 0; seed < 12; ++seed) {
       CAPTURE(seed);
       Member m;
@@ -246,16 +253,23 @@ TEST_CASE("admissible: members that sum an order probe out of rank order move it
       auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
       REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
       CHECK(outside(a, out[0]) == 0);
-      for (int i = 0; i < p.M; ++i) {
-        int differ = 0;
-        for (int j = 0; j < p.H; ++j) differ += to_double(out[0].at(i, j)) != to_double(e.at(i, j));
-        if (i == probe) {
-          moved += 2 * differ > p.H;
-        } else if (row_kind(p.seed, i) != RowKind::subnormal) {  // FTZ members flush a subnormal row whole
-          CAPTURE(i);
-          CHECK(2 * differ < p.H);  // only the probe row moves whole
-        }
+      int probe_differ = 0;
+      for (int j = 0; j < p.H; ++j) probe_differ += to_double(out[0].at(probe, j)) != to_double((*y)[0].at(probe, j));
+      CaseResult r;
+      r.p = p;
+      evaluate(widen<double>(out[0]), (*y)[0], ref.truth(), bound, a, o, r);
+      CHECK(r.ok);
+      const bool probe_moved = 2 * probe_differ > p.H;
+      moved += probe_moved;
+      CHECK(r.rows_moved_kinds.count("order-probe") == (probe_moved ? 1u : 0u));
+      size_t counted = 0;
+      for (const auto& [kind, n] : r.rows_moved_kinds) {
+        CAPTURE(kind);
+        CHECK((kind == "order-probe" || kind == "subnormal"));  // no other row moves whole
+        counted += n;
       }
+      CHECK(counted == r.rows_moved);
+      if (probe_moved) CHECK(r.rows_moved_note().find("order probe") != std::string::npos);
     }
     CHECK(moved >= 1);
   }

@@ -30,6 +30,13 @@ for c in cases:
         assert isinstance(t["normwise_rel"], (int, float)) and t["normwise_rel"] >= 0 and t["normwise_note"] == "", t
     e = c["vs_emulated"]
     assert sum(e["ulp_hist"]) == c["tokens"] * c["hidden"], c
+    # Rows moved whole: at most M, each moving more than half its H elements, and counted by kind on adversarial inputs.
+    assert isinstance(e["rows_moved"], int) and 0 <= e["rows_moved"] <= c["tokens"], c
+    assert e["rows_moved"] * c["hidden"] / 2 < c["tokens"] * c["hidden"] - e["ulp_hist"][0] or e["rows_moved"] == 0, c
+    if c["dist"] == "adversarial":
+        assert sum(e["rows_moved_kinds"].values()) == e["rows_moved"], c
+    else:
+        assert e["rows_moved_kinds"] == {}, c
     a = c["admissible"]
     for key in ("outside", "ambiguous", "unbounded"):
         assert isinstance(a[key], int) and a[key] >= 0, (key, a)
