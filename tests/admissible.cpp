@@ -272,6 +272,16 @@ TEST_CASE("admissible: members that sum an order probe out of rank order move it
       if (probe_moved) CHECK(r.rows_moved_note().find("order probe") != std::string::npos);
     }
     CHECK(moved >= 1);
+    // A planted bug that moves every row (every element scaled by 1.03) is counted by kind,
+    // and not explained away as an order probe's.
+    MatD bug = widen<double>((*y)[0]);
+    for (Eigen::Index e = 0; e < bug.size(); ++e) bug.data()[e] = to_double(to_bf16(bug.data()[e] * 1.03));
+    CaseResult b;
+    b.p = p;
+    evaluate(bug, (*y)[0], ref.truth(), bound, a, o, b);
+    CHECK_FALSE(b.ok);
+    CHECK(b.rows_moved_kinds.size() > 2);
+    CHECK(b.rows_moved_note().find("order probe") == std::string::npos);
   }
 }
 
