@@ -213,8 +213,8 @@ TEST_CASE("admissible: missing_rounding_points() needs 16 elements outside, 90% 
 }
 
 // Seen on the H200 (bench/results/h200.md, fourteenth session): torch.compile
-// with the token count symbolic sums the one-shot partials in an order of its
-// own, and every order-probe row of its adversarial outputs then differs from
+// (Inductor) sums the one-shot partials in an order of its own, and every
+// order-probe row of its adversarial outputs then differs from
 // the rank-order reference in every element: 2^24 + 1 - 2^24 is 0 in rank
 // order and 1 in others, which moves the row's sum of squares. Such outputs
 // are members of the family and must pass. This holds the random members to
