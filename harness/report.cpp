@@ -45,13 +45,14 @@ std::string CaseResult::rows_moved_note() const {
   for (const auto& [k, n] : rows_moved_kinds) kinds += cat(kinds.empty() ? "" : ", ", k, " ", n);
   // What a correct member does, said only where every moved row is of a kind it explains.
   std::string why;
-  const bool explained = !rows_moved_kinds.empty() && std::all_of(rows_moved_kinds.begin(), rows_moved_kinds.end(), [](const auto& kn) {
-    return kn.first == "order-probe" || kn.first == "subnormal";
+  const std::string probe = name(RowKind::order_probe), subnormal = name(RowKind::subnormal);
+  const bool explained = !rows_moved_kinds.empty() && std::all_of(rows_moved_kinds.begin(), rows_moved_kinds.end(), [&](const auto& kn) {
+    return kn.first == probe || kn.first == subnormal;
   });
-  if (explained && rows_moved_kinds.count("order-probe"))
+  if (explained && rows_moved_kinds.count(probe))
     why += "; an order probe (2^24, 1 and -2^24 on ranks 0-2) sums to 0 or 1 by the order of the cross-rank sum, "
            "which the contract leaves free, and that moves its whole row";
-  if (explained && rows_moved_kinds.count("subnormal")) why += "; a subnormal row moves whole with flush-to-zero on or off";
+  if (explained && rows_moved_kinds.count(subnormal)) why += "; a subnormal row moves whole with flush-to-zero on or off";
   return cat(rows_moved, " of ", p.M, " rows differ from the emulated reference in most elements",
              kinds.empty() ? std::string() : cat(" (", kinds, ")"), why);
 }

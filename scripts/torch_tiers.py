@@ -371,9 +371,6 @@ def tier_order(meta_order, k):
 def compute(k, R, S, g, W, eps, order, bug):
     if args.compile:  # modes with CUDA graphs (max-autotune, reduce-overhead): a new step, its outputs kept below
         torch.compiler.cudagraph_mark_step_begin()
-    if args.dynamic_tokens and R[0].shape[0] > 1:  # M symbolic in the graph (torch specialises M 1 anyway)
-        for t in R + S:
-            torch._dynamo.mark_dynamic(t, 0)
     y = TIERS[k](R, S, g, W, eps * 10 if bug == "eps" else eps, order, bug == "drop")
     if args.compile:  # a CUDA-graph mode reuses its output's memory at its next call
         y = y.clone()
@@ -477,6 +474,9 @@ for idx, (T, M, dist) in enumerate(combos, 1):
                 print(f"    warning: case algo {meta['algo']!r}; this script's reductions are one-shot", flush=True)
             R = [rd.get(f"routed.rank{r}").to(device) for r in range(T)]
             S = [rd.get(f"shared.rank{r}").to(device) for r in range(T)]
+            if args.dynamic_tokens and M > 1:  # M symbolic in the compiled graphs (torch specialises M 1 anyway)
+                for t in R + S:
+                    torch._dynamo.mark_dynamic(t, 0)
             g = rd.get("norm_weight").to(device)
             W = rd.get("up_weight").to(device)
             expected = {k: rd.get(f"expected.tier{k}") for k in tiers}
