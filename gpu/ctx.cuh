@@ -5,6 +5,7 @@
 
 #include <cublas_v2.h>
 
+#include <optional>
 #include <vector>
 
 #include "cuda_backend.hpp"
@@ -122,6 +123,20 @@ struct RankBufs {
   const bf* const* cdev() const { return ptrs.get(); }
 };
 
+// The up-projection GEMM of a tier's pipeline at a case's sizes, as
+// cuBLASLt is asked for it (gemm_lt.cu): row-major Y [M, n] (ldy) = A [M, K]
+// (lda) B [n, K]^T (ldb) + the addend (ld_add; none: 0), and the alignment in
+// bytes that every rank's operands keep (the heuristic's list depends on it:
+// one list for all ranks).
+struct LtShape {
+  int M = 0, n = 0, K = 0, lda = 0, ldb = 0, ld_add = 0, ldy = 0;
+  bool addend = false;
+  int align = 256;
+  bool operator==(const LtShape& o) const;
+};
+// That GEMM for `tier` at p; none for tier 0 off its cuBLAS path.
+Result<std::optional<LtShape>> lt_shape(const Problem& p, int tier);
+
 struct GpuCtx {
   explicit GpuCtx(const Problem& problem) : p(problem) {}
   const Problem& p;
@@ -189,6 +204,14 @@ struct GpuCtx {
   Status allreduce(const RankBufs& in, const RankBufs& out, size_t n, cudaStream_t st);
   // C [M, n] (row-major, ldc) = A [M, K] (lda) B [n, K]^T (ldb) + beta C.
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
+  // Y [M, n] (ldy) = bf16(A [M, K] B [n, K]^T + add) with fp32 accumulation
+  // and one rounding (add: bf16 [M, n], ld_add; null: none), -0 made +0 when
+  // no_neg_zero. By default the addend widened into C, gemm(), round_to();
+  // with a cuBLASLt algorithm chosen (use_gemm_algo()), one cuBLASLt call
+  // with bf16 output by that algorithm of the list for `lt` (gemm_lt.cu).
+  Status addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, int ld_add, bf* Yo, int ldy, int M, int n, int K,
+               bool no_neg_zero);
+  LtShape lt;  // this case's GEMM (lt_shape()), set by GpuCase::load
 };
 
 

@@ -433,6 +433,11 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   LTT_TRY(c.N.alloc(MLpad));
   LTT_CUDA(cudaMemsetAsync(c.N.get(), 0, MLpad * sizeof(bf), c.s));
   c.pdl = rt.pdl;
+  {
+    auto lt = lt_shape(p, tier);  // the GEMM GpuCtx::addmm runs, where a cuBLASLt algorithm is chosen
+    if (!lt.ok()) return lt.error();
+    c.lt = lt->value_or(LtShape{});
+  }
   if (tier == 0) {
     LTT_TRY(c.Nr.alloc(lay, MLpad));
     for (int r = lay.lo; r < lay.hi; ++r) LTT_CUDA(cudaMemsetAsync(c.Nr[r], 0, MLpad * sizeof(bf), c.s));

@@ -9,6 +9,7 @@
 // No CUDA types here: the harness includes it on machines without CUDA.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "inputs.hpp"
@@ -75,6 +76,19 @@ const char* tier0_path_name(Tier0Path t);
 // elements are wrong and the first few. A usage error where it cannot run
 // here (no device, not compute capability 9.0, a shape mma_takes() refuses).
 Result<std::string> mma_exact(int M, int n, int K, int ck);
+// ltt check --gemm-algos: cuBLASLt's algorithms for the up-projection GEMM
+// of `tier` at p's sizes (bf16 operands, addend and output, fp32
+// accumulation and scale: as torch.addmm calls cuBLASLt), one line each
+// (its id, tile, stages, cluster, split-K and reduction scheme, workspace):
+// first the heuristic's list (up to 32, a 32 MiB workspace), then the
+// split-K forms (2, 4, 8, 16 splits) of those that take one, with each
+// reduction scheme they allow. Empty where the tier's path has no cuBLAS
+// GEMM (tier 0 off its cublas path).
+Result<std::vector<std::string>> gemm_algos(const Problem& p, int tier);
+// Which algorithm of that list the pipelines' GEMMs run from now on (every
+// case's own list); -1, the default: ltt's own (cublasGemmEx into fp32,
+// then ltt's rounding kernel). An index past a case's list is a usage error.
+void use_gemm_algo(int i);
 // Whether NCCL was built in (--transport nccl).
 bool have_nccl();
 

@@ -14,6 +14,8 @@ Status run_cuda(const Problem&, int, const Contract&, const Inputs&, int, std::v
 }
 bool supported_mutant(Mutant) { return false; }
 bool have_nccl() { return false; }
+Result<std::vector<std::string>> gemm_algos(const Problem&, int) { return cuda_available().error(); }
+void use_gemm_algo(int) {}
 Result<std::string> mma_exact(int, int, int, int) { return cuda_available().error(); }
 Result<Tier0Path> tier0_path(const Problem&) { return Tier0Path::cublas; }
 Result<int> tier0_columns() { return 0; }

@@ -402,6 +402,14 @@ __global__ void round_k(const float* src, int lds, bf* dst, int ldd, int rows, i
   }
 }
 
+__global__ void clear_neg_zero_k(bf* y, int ld, int rows, int cols) {
+  const size_t n = static_cast<size_t>(rows) * cols;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    bf& v = y[e / cols * ld + e % cols];
+    if (__bfloat16_as_ushort(v) == 0x8000u) v = __ushort_as_bfloat16(0);
+  }
+}
+
 __global__ void add_round_k(bf* y, const bf* b, size_t n) {
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
     y[e] = r(__fadd_rn(f(y[e]), f(b[e])));
@@ -680,6 +688,12 @@ Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int co
 
 Status round_to(const float* src, int ld_src, bf* dst, int ld_dst, int rows, int cols, bool no_neg_zero, cudaStream_t s) {
   round_k<<<blocks_for(static_cast<size_t>(rows) * cols), kThreads, 0, s>>>(src, ld_src, dst, ld_dst, rows, cols, no_neg_zero);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status clear_neg_zero(bf* y, int ld, int rows, int cols, cudaStream_t s) {
+  clear_neg_zero_k<<<blocks_for(static_cast<size_t>(rows) * cols), kThreads, 0, s>>>(y, ld, rows, cols);
   LTT_LAUNCHED();
   return {};
 }

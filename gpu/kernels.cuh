@@ -142,6 +142,8 @@ Status rmsnorm(const bf* Z, int ldz, const bf* g, bf* N, int M, int L, float eps
 Status widen(const bf* src, int ld_src, float* dst, int ld_dst, int rows, int cols, cudaStream_t s);
 // dst bf16 (ld_dst) = round-to-nearest-even of src fp32 (ld_src); with no_neg_zero, -0 becomes +0.
 Status round_to(const float* src, int ld_src, bf* dst, int ld_dst, int rows, int cols, bool no_neg_zero, cudaStream_t s);
+// -0 made +0 in y [rows, cols] (ld): a Lamport writer's sanitising, after a GEMM that rounds itself.
+Status clear_neg_zero(bf* y, int ld, int rows, int cols, cudaStream_t s);
 // y = bf16(float(y) + float(b)), n elements (tier 1's add: fp32, one rounding).
 Status add_round(bf* y, const bf* b, size_t n, cudaStream_t s);
 // Every element's bits set to `bits`.

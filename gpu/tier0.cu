@@ -49,9 +49,7 @@ Status run(GpuCtx& c) {
                                    Hs, M, Hs, L, sanitise, pdl, c.s));
       continue;
     }
-    LTT_TRY(widen(c.shard_s[r], Hs, c.C.get(), Hs, M, Hs, c.s));  // shapes it does not take: cuBLAS
-    LTT_TRY(c.gemm(c.Nr[r], L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
-    LTT_TRY(round_to(c.C.get(), Hs, Ysh[r], Hs, M, Hs, sanitise, c.s));
+    LTT_TRY(c.addmm(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise));  // shapes it does not take: cuBLAS
   }
   const DevBuf<long long>& stuck = c.stuck_dev;
   LTT_CUDA(cudaMemsetAsync(stuck.get(), 0xff, sizeof(long long), c.s));

@@ -25,8 +25,7 @@ Status run(GpuCtx& c) {
     LTT_TRY(c.allreduce(c.R, c.Z, ML, c.s));
     for (int r = c.lo(); r < c.hi(); ++r) {
       LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
-      LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), H, M, H, L, 0.0f));
-      LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
+      LTT_TRY(c.addmm(c.N.get(), L, c.W.get(), L, nullptr, 0, c.Y[r], H, M, H, L, false));
       LTT_TRY(add_round(c.Y[r], c.S[r], MH, c.s));
     }
     return c.allreduce(c.S, Sred, MH, c.s);
@@ -39,8 +38,7 @@ Status run(GpuCtx& c) {
   LTT_TRY(c.allreduce(c.R, c.Z, ML, c.s));
   for (int r = c.lo(); r < c.hi(); ++r) {
     LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
-    LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), H, M, H, L, 0.0f));
-    LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
+    LTT_TRY(c.addmm(c.N.get(), L, c.W.get(), L, nullptr, 0, c.Y[r], H, M, H, L, false));
   }
   LTT_CUDA(cudaStreamWaitEvent(c.s, s_reduced, 0));
   for (int r = c.lo(); r < c.hi(); ++r) LTT_TRY(add_round(c.Y[r], Sred[r], MH, c.s));

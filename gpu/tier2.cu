@@ -15,10 +15,8 @@ Status run(GpuCtx& c) {
     LTT_CUDA(cudaMemcpyAsync(c.P[r], c.S[r], sizeof(bf) * M * static_cast<size_t>(H), cudaMemcpyDeviceToDevice, c.s));
     LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
     bf* own = c.P[r] + static_cast<size_t>(r) * Hs;  // columns [r Hs, (r+1) Hs), rows H apart
-    LTT_TRY(widen(own, H, c.C.get(), Hs, M, Hs, c.s));
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
-    LTT_TRY(c.gemm(c.N.get(), L, w, L, c.C.get(), Hs, M, Hs, L, 1.0f));
-    LTT_TRY(round_to(c.C.get(), Hs, own, H, M, Hs, false, c.s));
+    LTT_TRY(c.addmm(c.N.get(), L, w, L, own, H, own, H, M, Hs, L, false));
   }
   LTT_TRY(c.fence());  // every rank's partial made
   return c.allreduce(c.P, c.Y, static_cast<size_t>(M) * H, c.s);

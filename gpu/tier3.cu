@@ -13,9 +13,7 @@ Status run(GpuCtx& c) {
   LTT_TRY(c.allreduce(c.P, c.Z, static_cast<size_t>(M) * X, c.s));
   for (int r = c.lo(); r < c.hi(); ++r) {
     LTT_TRY(rmsnorm(c.Z[r], X, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
-    LTT_TRY(widen(c.Z[r] + L, X, c.C.get(), H, M, H, c.s));
-    LTT_TRY(c.gemm(c.N.get(), L, c.W.get(), L, c.C.get(), H, M, H, L, 1.0f));
-    LTT_TRY(round_to(c.C.get(), H, c.Y[r], H, M, H, false, c.s));
+    LTT_TRY(c.addmm(c.N.get(), L, c.W.get(), L, c.Z[r] + L, X, c.Y[r], H, M, H, L, false));
   }
   return {};
 }

@@ -12,10 +12,8 @@ Status run(GpuCtx& c) {
   LTT_TRY(c.allreduce(c.R, c.Z, static_cast<size_t>(M) * L, c.s));
   for (int r = c.lo(); r < c.hi(); ++r) {
     LTT_TRY(rmsnorm(c.Z[r], L, c.g.get(), c.N.get(), M, L, c.eps(), c.contract.norm, c.s));
-    LTT_TRY(widen(c.S[r], H, c.C.get(), H, M, H, c.s));
     const size_t k0 = static_cast<size_t>(r) * Ls;
-    LTT_TRY(c.gemm(c.N.get() + k0, L, c.W.get() + k0, L, c.C.get(), H, M, H, Ls, 1.0f));
-    LTT_TRY(round_to(c.C.get(), H, c.P[r], H, M, H, false, c.s));
+    LTT_TRY(c.addmm(c.N.get() + k0, L, c.W.get() + k0, L, c.S[r], H, c.P[r], H, M, H, Ls, false));
   }
   LTT_TRY(c.fence());  // every rank's partial made
   return c.allreduce(c.P, c.Y, static_cast<size_t>(M) * H, c.s);

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -62,6 +63,32 @@ std::vector<int> default_tokens(int tier) {
   return {1, 5, 33, 128, 256, 257, 2048};
 }
 
+// --gemm-algos: the entries of a case's list of cuBLASLt algorithms
+// (gpu::gemm_algos) that run: all, listed (the heuristic's), split-k (the
+// split-K forms ltt adds) or indices (7, 0-3, 0-3,9); indices past the list
+// are left out.
+constexpr const char* kSplitForm = "split-K form";
+Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::vector<std::string>& list) {
+  std::vector<int> out;
+  if (sel == "all" || sel == "listed" || sel == "split-k") {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const bool split = list[i].rfind(kSplitForm, 0) == 0;
+      if (sel == "all" || split == (sel == "split-k")) out.push_back(static_cast<int>(i));
+    }
+    return out;
+  }
+  auto idx = flags::seeds("--gemm-algos", sel);
+  if (!idx.ok()) return LTT_USAGE("--gemm-algos '", sel, "': use all, listed, split-k or indices like 0, 0-3 or 0-3,9");
+  for (uint64_t i : *idx)
+    if (i < list.size()) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// The backend's GEMMs back on ltt's own path when a case's runs end, however they end.
+struct GemmAlgoReset {
+  ~GemmAlgoReset() { gpu::use_gemm_algo(-1); }
+};
+
 
 }  // namespace
 
@@ -98,6 +125,13 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     if (!o.variants.empty())
       return LTT_USAGE("--variant makes the cpu backend a random member of the family: use it with --backend cpu");
   }
+  if (!o.gemm_algos.empty()) {
+    if (!cuda)
+      return LTT_USAGE("--gemm-algos runs the cuda backend's GEMMs by each of cuBLASLt's algorithms: use it with --backend cuda");
+    if (P > 1) return LTT_USAGE("--gemm-algos runs fake ranks in one process: run it without mpirun");
+    if (!o.variants.empty()) return LTT_USAGE("--gemm-algos and --variant: the variants are the cpu backend's; give one");
+    LTT_TRY(select_gemm_algos(o.gemm_algos, {}).status());  // well formed
+  }
   // A fault that cannot apply is refused, never silently skipped.
   if (o.plant == "shard-off-by-one")
     for (int t : o.tiers)
@@ -133,10 +167,16 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   }
   if ((!o.variants.empty() || !o.mutant.empty()) && P > 1)
     return LTT_USAGE("--variant and --mutant run fake ranks in one process: run them without mpirun");
-  // The runs of every case: the backend as it is, or once per variant seed.
-  std::vector<std::optional<uint64_t>> members;
-  if (o.variants.empty()) members.push_back(std::nullopt);
-  for (uint64_t v : o.variants) members.push_back(v);
+  // The runs of every case: the backend as it is, or once per variant seed
+  // (or, per case below, once per cuBLASLt algorithm: --gemm-algos).
+  struct Run {
+    std::optional<uint64_t> seed;
+    int gemm_algo = -1;  // an entry of the case's gpu::gemm_algos() list, or ltt's own GEMM path
+  };
+  std::vector<Run> members;
+  if (o.variants.empty()) members.push_back(Run{});
+  for (uint64_t v : o.variants) members.push_back(Run{v, -1});
+  std::set<std::string> algos_shown;  // the (tier, T, M) whose cuBLASLt list was printed
 
   // The case list: every (T, M, dist, tier) the tier accepts.
   // Cases grouped by input set: inputs, truth and bounds are made once per set.
@@ -215,7 +255,37 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     bool have = false;
     size_t n_failed_variants = 0;
     std::vector<uint64_t> failed_seeds;
-    for (const auto& vseed : members) {
+    std::vector<Run> runs = members;
+    std::vector<std::string> algo_list;  // --gemm-algos: the case's cuBLASLt algorithms
+    std::vector<CaseResult::GemmAlgoRun> algo_runs;
+    std::string algo_note;
+    GemmAlgoReset algo_reset;
+    if (!o.gemm_algos.empty()) {
+      auto list = gpu::gemm_algos(p, tier);
+      if (!list.ok()) return list.status();
+      algo_list = std::move(*list);
+      auto sel = select_gemm_algos(o.gemm_algos, algo_list);
+      if (!sel.ok()) return sel.status();
+      const std::string key = cat(tier, " ", p.T, " ", p.M);
+      if (root && !algo_list.empty() && algos_shown.insert(key).second) {
+        size_t split = 0;
+        for (const auto& a : algo_list) split += a.rfind(kSplitForm, 0) == 0;
+        std::string lines = cat("cuBLASLt for tier ", tier, " T ", p.T, " M ", p.M, ": ", algo_list.size(),
+                                " algorithms (", algo_list.size() - split, " listed by its heuristic, ", split,
+                                " split-K forms)\n");
+        for (size_t i = 0; i < algo_list.size(); ++i) lines += cat("  [", i, "] ", algo_list[i], "\n");
+        std::fputs(lines.c_str(), stderr);
+      }
+      if (algo_list.empty()) algo_note = "no cuBLAS GEMM on this path: ltt's kernels ran";
+      else if (sel->empty()) algo_note = cat("none of --gemm-algos ", o.gemm_algos, " among the ", algo_list.size(), " cuBLASLt algorithms: ltt's own GEMM ran");
+      else {
+        runs.clear();
+        for (int i : *sel) runs.push_back(Run{std::nullopt, i});
+      }
+    }
+    for (const Run& member_run : runs) {
+      const std::optional<uint64_t>& vseed = member_run.seed;
+      gpu::use_gemm_algo(member_run.gemm_algo);
       if (vseed) {
         member.var.on = true;
         member.var.seed = *vseed;
@@ -347,6 +417,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                           o.backend == "cpu" ? std::string() : cat(" --backend ", o.backend),
                           o.mutant.empty() ? std::string() : cat(" --mutant ", o.mutant),
                           vseed ? cat(" --variant ", *vseed) : std::string(),
+                          member_run.gemm_algo >= 0 ? cat(" --gemm-algos ", member_run.gemm_algo) : std::string(),
                           o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
                           o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string());
           if (!o.dump_dir.empty()) {
@@ -357,7 +428,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             std::filesystem::create_directories(o.dump_dir, ec);
             if (ec) return LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message());
             res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed,
-                           vseed ? cat("_variant", *vseed) : std::string(), ".safetensors");
+                           vseed ? cat("_variant", *vseed) : std::string(),
+                           member_run.gemm_algo >= 0 ? cat("_gemm-algo", member_run.gemm_algo) : std::string(), ".safetensors");
             LTT_TRY(write_safetensors(res.dump, st));
           }
         }
@@ -365,6 +437,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           ++n_failed_variants;
           if (vseed) failed_seeds.push_back(*vseed);
         }
+        if (member_run.gemm_algo >= 0)
+          algo_runs.push_back({member_run.gemm_algo, algo_list[static_cast<size_t>(member_run.gemm_algo)], res.ok});
         // The row shows the first failing member, else the one with the widest sets.
         const bool worse = !have || (worst.ok && !res.ok) || (worst.ok && res.ok && res.ambiguous > worst.ambiguous);
         if (worse) worst = res;
@@ -381,6 +455,18 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                          }(), failed_seeds.size() > 10 ? ",..." : "", ")"));
         worst.variants = o.variants.size();
         worst.variants_failed = n_failed_variants;
+      }
+      if (!o.gemm_algos.empty()) {
+        if (algo_runs.empty()) worst.note = algo_note;
+        else {
+          std::string failing;
+          size_t nf = 0;
+          for (const auto& a : algo_runs)
+            if (!a.ok) failing += cat(nf++ ? "; " : " (", a.index, ": ", a.algo);
+          worst.note = cat(algo_runs.size(), " cuBLASLt algorithms, ", nf, " failed", nf ? failing + ")" : std::string());
+        }
+        worst.gemm_algos = algo_runs;
+        worst.note_when_ok = true;
       }
       prog.step(name_case);
       if (!worst.ok) ++failed;

@@ -62,6 +62,10 @@ struct CheckOptions {
   // Seeds of variants (random correct members of each tier's family,
   // member.hpp): every case runs once per seed and must pass every time.
   std::vector<uint64_t> variants;
+  // --backend cuda: run every case once per cuBLASLt algorithm of its GEMM
+  // (gpu::gemm_algos): "all", "listed" (the heuristic's), "split-k" (the
+  // split-K forms) or indices ("0-3,9"); "" (the default): ltt's own GEMM path.
+  std::string gemm_algos;
   bool quiet = false;    // no table on stdout (ltt mutants collects the results itself)
   std::string command;   // the command line, for reports and reproduction
 };

@@ -190,6 +190,18 @@ int main(int argc, char** argv) {
       "run the cpu backend as random correct members of each tier's family, one per seed (e.g. 7 or 0-199): "
       "random reduction orders and trees, split-K GEMMs, sum-of-squares orders, rsqrt within 2 ULP, FTZ on "
       "or off; every member must pass (the row shows the worst)");
+  add(check, "--gemm-algos", ck.gemm_algos,
+      [](const std::string& f, const std::string& s) -> ltt::Result<std::string> {
+        if (s == "all" || s == "listed" || s == "split-k") return s;
+        if (!flags::seeds(f, s).ok()) return LTT_USAGE(f, " '", s, "': use all, listed, split-k or indices like 0, 0-3 or 0-3,9");
+        return s;
+      },
+      "--backend cuda: run every case once per cuBLASLt algorithm of its up-projection GEMM, bf16 operands, addend and "
+      "output with fp32 accumulation, as torch.addmm calls cuBLASLt (each algorithm is listed on stderr: id, tile, "
+      "stages, split-K and its reduction scheme): all, listed (the heuristic's list, up to 32: what cuBLAS picks), "
+      "split-k (the split-K forms, 2 to 16 splits, of those that take one, with each reduction scheme they allow; partials "
+      "rounded to bf16 add rounding points the contract does not have) or indices (0-3,9). The row shows the worst and "
+      "names the algorithms that failed; tier 0 uses cuBLAS only on LTT_TIER0_PATH=cublas");
   add(check, "--mutant", ck.mutant, path_value, "plant one bug in the cpu backend (names: ltt mutants --list)");
   add(check, "--plant", ck.plant, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"shard-off-by-one", "rank-differs", "hang"}); },
       "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0; tiers 0 and 2), "
@@ -542,7 +554,7 @@ int main(int argc, char** argv) {
       if (ck_invariance) {
         // --invariance runs the cpu backend's fake ranks and writes one JSON: the rest would be ignored.
         for (const char* f : {"--backend", "--markdown", "--dump-dir", "--timeout", "--ulp-max", "--ulp-frac", "--variant",
-                              "--mutant", "--plant", "--inject", "--inject-rank", "--html", "--html-all"})
+                              "--mutant", "--plant", "--inject", "--inject-rank", "--html", "--html-all", "--gemm-algos"})
           if (check->count(f)) return fail(LTT_USAGE("check --invariance does not use ", f, ": drop it, or run check without --invariance"));
       }
       for (const auto& [f, p] : {std::pair{"--json", ck.json}, std::pair{"--markdown", ck.markdown}, std::pair{"--html", ck.html}})

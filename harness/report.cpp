@@ -243,6 +243,8 @@ void Report::add(const CaseResult& r) {
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
   }
+  if (r.ok && r.note_when_ok && !r.note.empty())
+    std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.note.c_str());
   if (r.ok && r.rows_moved)
     std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.rows_moved_note().c_str());
   if (r.fake_ranks_differ >= 0 && (r.ok || !r.fake_must_match))
@@ -324,6 +326,11 @@ Status Report::finish(double wall_seconds) {
                              }()},
                             {"elements", r.vs_truth.n},
                             {"variants", {{"run", r.variants}, {"failed", r.variants_failed}}},
+                            {"gemm_algos", [&] {
+                               nlohmann::json a = nlohmann::json::array();
+                               for (const auto& g : r.gemm_algos) a.push_back({{"index", g.index}, {"algo", g.algo}, {"pass", g.ok}});
+                               return a;
+                             }()},
                             {"stopped", r.stopped},
                             {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ},
                                             {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},

@@ -58,9 +58,16 @@ struct CaseResult {
   bool fake_must_match = false;
   std::string stopped;                 // the backend ended without output (e.g. a Lamport reader would spin forever)
   size_t variants = 0, variants_failed = 0;  // --variant: members run, and how many failed (the row shows the worst)
+  struct GemmAlgoRun {                       // --gemm-algos: each cuBLASLt algorithm run, what it is, and its verdict
+    int index;
+    std::string algo;
+    bool ok;
+  };
+  std::vector<GemmAlgoRun> gemm_algos;
   bool ok = false;
   double seconds = 0, backend_seconds = 0;
   std::string repro, dump, note;
+  bool note_when_ok = false;           // the note printed under a passing row too (--gemm-algos' count of algorithms)
   std::vector<std::string> first;      // first elements outside their sets, printed
   struct Outside {                     // the same, as figures (the JSON's first_outside)
     int row, col;

@@ -28,6 +28,13 @@ for c in cases:
         assert "decades" in t["normwise_note"] and c["dist"] == "adversarial", t
     else:
         assert isinstance(t["normwise_rel"], (int, float)) and t["normwise_rel"] >= 0 and t["normwise_note"] == "", t
+    # --gemm-algos: each cuBLASLt algorithm run, with its verdict; the case passes only if every one did.
+    g = c["gemm_algos"]
+    assert isinstance(g, list), c
+    for x in g:
+        assert isinstance(x["index"], int) and x["index"] >= 0 and isinstance(x["algo"], str) and x["algo"], x
+        assert isinstance(x["pass"], bool), x
+    assert not g or c["pass"] == all(x["pass"] for x in g), c
     e = c["vs_emulated"]
     assert sum(e["ulp_hist"]) == c["tokens"] * c["hidden"], c
     # Rows moved whole: at most M, each moving more than half its H elements, and counted by kind on adversarial inputs.

@@ -117,12 +117,14 @@ elif cls == "flags":
         if sub[0] != "mutants":  # mutants draws its cases at the default eps: it takes no --eps
             refused([*sub, "--eps", "0"], "--eps '0' is out of range")
     refused(["mutants", "--eps", "1e-5"], "--eps")
-    for extra in (["--backend", "cpu"], ["--plant", "hang"], ["--dump-dir", "d"], ["--markdown", "m.md"], ["--variant", "1"]):
+    for extra in (["--backend", "cpu"], ["--plant", "hang"], ["--dump-dir", "d"], ["--markdown", "m.md"], ["--variant", "1"],
+                  ["--gemm-algos", "all"]):
         refused(["check", "--invariance", *SMALL, *extra], f"check --invariance does not use {extra[0]}")
     refused(["check", "--invariance", *SMALL, "--tier", "0", "--tokens", "200"], "nothing to run")
     refused(["check", *SMALL, "--tier", "0", "--tokens", "200"], "no case to run")
     refused(["check", "--backend", "foo"], "--backend 'foo' not understood")
     refused(["check", "--inject-rank", "2"], "--inject-rank needs --inject")
+    refused(["check", *SMALL, "--gemm-algos", "listed"], "--gemm-algos runs the cuda backend's GEMMs by each of cuBLASLt's")
     refused(["check", *SMALL, "--transport", "nccl"], "--transport nccl is for --backend cuda under mpirun")
     refused(["check", *SMALL, "--transport", "shm"], "--transport 'shm' not understood")
     # A flag a subcommand does not take is refused there.
@@ -145,6 +147,8 @@ elif cls == "lists":
     refused(["check", "--tier", "1,,2"], "--tier '1,,2'")
     refused(["check", "--dist", "realistic,"], "--dist 'realistic,'")
     refused(["check", "--variant", "3-1"], "--variant '3-1'")
+    refused(["check", "--gemm-algos", "heuristic"], "--gemm-algos 'heuristic': use all, listed, split-k or indices")
+    refused(["check", "--gemm-algos", ""], "--gemm-algos")
     refused(["foo"], "'foo' is not a command")
 
 elif cls == "outputs":
