@@ -11,6 +11,7 @@
 // path (cublasGemmEx into fp32, then ltt's rounding kernel) when none is set.
 #include <cublasLt.h>
 
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -259,8 +260,32 @@ Status GpuCtx::addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, 
   LTT_TRY(d.make(sh));
   const float alpha = 1.0f, beta = add ? 1.0f : 0.0f;
   LtState& st = lt_state();
-  LTT_CUBLAS(cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add ? add : Yo, d.c, Yo, d.d,
-                            &(**list)[static_cast<size_t>(i)].algo, st.ws.get(), kWorkspace, s));
+  const cublasLtMatmulAlgo_t& algo = (**list)[static_cast<size_t>(i)].algo;
+  // LTT_GEMM_LT_INPLACE (a diagnostic): an in-place call (the addend is the
+  // output: tier 2) run out of place into scratch with the same leading
+  // dimension ("copy") or a compact one ("compact"), then copied into place.
+  const char* env = std::getenv("LTT_GEMM_LT_INPLACE");
+  const std::string mode = env ? env : "";
+  if (!mode.empty() && mode != "copy" && mode != "compact")
+    return LTT_USAGE("LTT_GEMM_LT_INPLACE=", mode, ": expected copy or compact (or unset: in place as the tier asks)");
+  if (add == Yo && !mode.empty()) {
+    const int lds = mode == "copy" ? ldy : n;
+    if (C.size() * sizeof(float) < static_cast<size_t>(M) * lds * sizeof(bf))
+      return LTT_ERR(Errc::internal, "GpuCtx::addmm: the scratch is too small for LTT_GEMM_LT_INPLACE=", mode);
+    bf* Ds = reinterpret_cast<bf*>(C.get());  // cudaMalloc'd: aligned past lt.align
+    cublasLtMatrixLayout_t dl = nullptr;
+    LTT_CUBLAS(cublasLtMatrixLayoutCreate(&dl, CUDA_R_16BF, static_cast<uint64_t>(n), static_cast<uint64_t>(M), lds));
+    const cublasStatus_t ms = cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add, d.c, Ds, dl, &algo, st.ws.get(),
+                                             kWorkspace, s);
+    cublasLtMatrixLayoutDestroy(dl);
+    if (ms != CUBLAS_STATUS_SUCCESS)
+      return LTT_ERR(Errc::internal, "cublasLtMatmul (LTT_GEMM_LT_INPLACE=", mode, "): cuBLAS status ", static_cast<int>(ms));
+    LTT_CUDA(cudaMemcpy2DAsync(Yo, sizeof(bf) * static_cast<size_t>(ldy), Ds, sizeof(bf) * static_cast<size_t>(lds),
+                               sizeof(bf) * static_cast<size_t>(n), static_cast<size_t>(M), cudaMemcpyDeviceToDevice, s));
+  } else {
+    LTT_CUBLAS(cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add ? add : Yo, d.c, Yo, d.d, &algo, st.ws.get(),
+                              kWorkspace, s));
+  }
   if (no_neg_zero) LTT_TRY(clear_neg_zero(Yo, ldy, M, n, s));
   return {};
 }
