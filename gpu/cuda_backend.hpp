@@ -88,6 +88,8 @@ Result<std::vector<std::string>> gemm_algos(const Problem& p, int tier);
 // Which algorithm of that list the pipelines' GEMMs run from now on (every
 // case's own list); -1, the default: ltt's own (cublasGemmEx into fp32,
 // then ltt's rounding kernel). An index past a case's list is a usage error.
+// Tier 2's call, whose addend is its output, writes a compact output that is
+// then copied into place; LTT_GEMM_LT_INPLACE=1 runs it in place (C == D).
 void use_gemm_algo(int i);
 // Whether NCCL was built in (--transport nccl).
 bool have_nccl();

@@ -9,6 +9,11 @@
 // contract's one). Which algorithm runs is the process's setting
 // (use_gemm_algo); the pipelines ask GpuCtx::addmm, which takes ltt's own
 // path (cublasGemmEx into fp32, then ltt's rounding kernel) when none is set.
+// Tier 2's addend is its output (rank r's own columns of P_r): the call
+// writes a compact output, copied into place after, as torch.addmm does;
+// LTT_GEMM_LT_INPLACE=1 runs it in place (C == D, one descriptor), where on
+// the H200 with CUDA 13.0 some of the listed algorithms give other outputs
+// than they give out of place (bench/results/h200.md, fifteenth session).
 #include <cublasLt.h>
 
 #include <cstdlib>
@@ -188,6 +193,16 @@ Result<const std::vector<LtAlgo>*> lt_list(const LtShape& sh) {
   return &st.lists.back().second;
 }
 
+// LTT_GEMM_LT_INPLACE=1: tier 2's call in place (C == D), as ltt's own path
+// writes it; unset or 0: its output compact in scratch, then copied.
+Result<bool> lt_in_place() {
+  const char* env = std::getenv("LTT_GEMM_LT_INPLACE");
+  const std::string v = env ? env : "";
+  if (v.empty() || v == "0") return false;
+  if (v == "1") return true;
+  return LTT_USAGE("LTT_GEMM_LT_INPLACE=", v, ": expected 1 (tier 2's cuBLASLt call in place) or 0");
+}
+
 int lowbit_align(size_t bytes) {
   int a = 256;
   while (a > 1 && bytes % static_cast<size_t>(a) != 0) a /= 2;
@@ -211,8 +226,14 @@ Result<std::optional<LtShape>> lt_shape(const Problem& p, int tier) {
       return std::optional<LtShape>{LtShape{M, p.Hs(), L, L, L, p.Hs(), p.Hs(), true, 256}};
     }
     case 1: return std::optional<LtShape>{LtShape{M, H, L, L, L, 0, H, false, 256}};
-    // Rank r's own columns of P_r, at r Hs elements into rows H apart.
-    case 2: return std::optional<LtShape>{LtShape{M, p.Hs(), L, L, L, H, H, true, lowbit_align(static_cast<size_t>(p.Hs()) * bf2)}};
+    // Rank r's own columns of P_r, at r Hs elements into rows H apart: the
+    // addend there, the output compact in scratch (or there too, in place).
+    case 2: {
+      auto in_place = lt_in_place();
+      if (!in_place.ok()) return in_place.error();
+      return std::optional<LtShape>{LtShape{M, p.Hs(), L, L, L, H, *in_place ? H : p.Hs(), true,
+                                            lowbit_align(static_cast<size_t>(p.Hs()) * bf2)}};
+    }
     // The addend is the S half of the reduced [R | S], L elements into rows L + H apart.
     case 3: return std::optional<LtShape>{LtShape{M, H, L, L, L, L + H, H, true, lowbit_align(static_cast<size_t>(L) * bf2)}};
     // N's and W's columns of latent shard r, r Ls elements in.
@@ -243,10 +264,16 @@ Status GpuCtx::addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, 
     LTT_TRY(gemm(A, lda, B, ldb, C.get(), n, M, n, K, add ? 1.0f : 0.0f));
     return round_to(C.get(), n, Yo, ldy, M, n, no_neg_zero, s);
   }
-  const LtShape sh{M, n, K, lda, ldb, add ? ld_add : 0, ldy, add != nullptr, lt.align};
+  // Where the addend is the output (tier 2's own columns of P_r): cuBLASLt
+  // writes a compact [M, n] into scratch, as torch.addmm does with a strided
+  // addend, and that is copied into place; in place with LTT_GEMM_LT_INPLACE=1.
+  auto in_place = lt_in_place();
+  if (!in_place.ok()) return in_place.error();
+  const bool aliased = add == Yo, scratch = aliased && !*in_place;
+  const LtShape sh{M, n, K, lda, ldb, add ? ld_add : 0, scratch ? n : ldy, add != nullptr, lt.align};
   if (!(sh == lt))
-    return LTT_ERR(Errc::internal, "GpuCtx::addmm: the GEMM asked for (M ", M, ", n ", n, ", K ", K, ") is not the one "
-                   "lt_shape() lists algorithms for (M ", lt.M, ", n ", lt.n, ", K ", lt.K, ")");
+    return LTT_ERR(Errc::internal, "GpuCtx::addmm: the GEMM asked for (M ", M, ", n ", n, ", K ", K, ", ldy ", sh.ldy,
+                   ") is not the one lt_shape() lists algorithms for (M ", lt.M, ", n ", lt.n, ", K ", lt.K, ", ldy ", lt.ldy, ")");
   for (const void* q : {static_cast<const void*>(A), static_cast<const void*>(B), static_cast<const void*>(add),
                         static_cast<const void*>(Yo)})
     if (q && reinterpret_cast<uintptr_t>(q) % static_cast<uintptr_t>(lt.align) != 0)
@@ -261,31 +288,18 @@ Status GpuCtx::addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, 
   const float alpha = 1.0f, beta = add ? 1.0f : 0.0f;
   LtState& st = lt_state();
   const cublasLtMatmulAlgo_t& algo = (**list)[static_cast<size_t>(i)].algo;
-  // LTT_GEMM_LT_INPLACE (a diagnostic): an in-place call (the addend is the
-  // output: tier 2) run out of place into scratch with the same leading
-  // dimension ("copy") or a compact one ("compact"), then copied into place.
-  const char* env = std::getenv("LTT_GEMM_LT_INPLACE");
-  const std::string mode = env ? env : "";
-  if (!mode.empty() && mode != "copy" && mode != "compact")
-    return LTT_USAGE("LTT_GEMM_LT_INPLACE=", mode, ": expected copy or compact (or unset: in place as the tier asks)");
-  if (add == Yo && !mode.empty()) {
-    const int lds = mode == "copy" ? ldy : n;
-    if (C.size() * sizeof(float) < static_cast<size_t>(M) * lds * sizeof(bf))
-      return LTT_ERR(Errc::internal, "GpuCtx::addmm: the scratch is too small for LTT_GEMM_LT_INPLACE=", mode);
-    bf* Ds = reinterpret_cast<bf*>(C.get());  // cudaMalloc'd: aligned past lt.align
-    cublasLtMatrixLayout_t dl = nullptr;
-    LTT_CUBLAS(cublasLtMatrixLayoutCreate(&dl, CUDA_R_16BF, static_cast<uint64_t>(n), static_cast<uint64_t>(M), lds));
-    const cublasStatus_t ms = cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add, d.c, Ds, dl, &algo, st.ws.get(),
-                                             kWorkspace, s);
-    cublasLtMatrixLayoutDestroy(dl);
-    if (ms != CUBLAS_STATUS_SUCCESS)
-      return LTT_ERR(Errc::internal, "cublasLtMatmul (LTT_GEMM_LT_INPLACE=", mode, "): cuBLAS status ", static_cast<int>(ms));
-    LTT_CUDA(cudaMemcpy2DAsync(Yo, sizeof(bf) * static_cast<size_t>(ldy), Ds, sizeof(bf) * static_cast<size_t>(lds),
-                               sizeof(bf) * static_cast<size_t>(n), static_cast<size_t>(M), cudaMemcpyDeviceToDevice, s));
-  } else {
-    LTT_CUBLAS(cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add ? add : Yo, d.c, Yo, d.d, &algo, st.ws.get(),
-                              kWorkspace, s));
+  bf* D = Yo;
+  if (scratch) {
+    if (C.size() * sizeof(float) < static_cast<size_t>(M) * n * sizeof(bf))
+      return LTT_ERR(Errc::internal, "GpuCtx::addmm: the scratch is too small for [", M, ", ", n, "]");
+    D = reinterpret_cast<bf*>(C.get());  // cudaMalloc'd: aligned past lt.align
   }
+  // In place, C's layout is D's (one descriptor: Cdesc == Ddesc, as cuBLASLt asks).
+  LTT_CUBLAS(cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add ? add : D, aliased ? d.d : d.c, D, d.d, &algo,
+                            st.ws.get(), kWorkspace, s));
+  if (scratch)
+    LTT_CUDA(cudaMemcpy2DAsync(Yo, sizeof(bf) * static_cast<size_t>(ldy), D, sizeof(bf) * static_cast<size_t>(n),
+                               sizeof(bf) * static_cast<size_t>(n), static_cast<size_t>(M), cudaMemcpyDeviceToDevice, s));
   if (no_neg_zero) LTT_TRY(clear_neg_zero(Yo, ldy, M, n, s));
   return {};
 }
