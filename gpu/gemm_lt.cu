@@ -269,7 +269,7 @@ Status GpuCtx::addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, 
   // addend, and that is copied into place; in place with LTT_GEMM_LT_INPLACE=1.
   auto in_place = lt_in_place();
   if (!in_place.ok()) return in_place.error();
-  const bool aliased = add == Yo, scratch = aliased && !*in_place;
+  const bool aliased = add == Yo, scratch = aliased && !*in_place, same = aliased && *in_place;
   const LtShape sh{M, n, K, lda, ldb, add ? ld_add : 0, scratch ? n : ldy, add != nullptr, lt.align};
   if (!(sh == lt))
     return LTT_ERR(Errc::internal, "GpuCtx::addmm: the GEMM asked for (M ", M, ", n ", n, ", K ", K, ", ldy ", sh.ldy,
@@ -295,7 +295,7 @@ Status GpuCtx::addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, 
     D = reinterpret_cast<bf*>(C.get());  // cudaMalloc'd: aligned past lt.align
   }
   // In place, C's layout is D's (one descriptor: Cdesc == Ddesc, as cuBLASLt asks).
-  LTT_CUBLAS(cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add ? add : D, aliased ? d.d : d.c, D, d.d, &algo,
+  LTT_CUBLAS(cublasLtMatmul(st.h, d.op, &alpha, B, d.a, A, d.b, &beta, add ? add : D, same ? d.d : d.c, D, d.d, &algo,
                             st.ws.get(), kWorkspace, s));
   if (scratch)
     LTT_CUDA(cudaMemcpy2DAsync(Yo, sizeof(bf) * static_cast<size_t>(ldy), D, sizeof(bf) * static_cast<size_t>(n),
