@@ -85,6 +85,8 @@ Result<std::string> mma_exact(int M, int n, int K, int ck);
 // reduction scheme they allow. Empty where the tier's path has no cuBLAS
 // GEMM (tier 0 off its cublas path).
 Result<std::vector<std::string>> gemm_algos(const Problem& p, int tier);
+// How the lines of that list's split-K forms begin (--gemm-algos split-k selects them).
+inline constexpr char kGemmSplitForm[] = "split-K form: ";
 // Which algorithm of that list the pipelines' GEMMs run from now on (every
 // case's own list); -1, the default: ltt's own (cublasGemmEx into fp32,
 // then ltt's rounding kernel). An index past a case's list is a usage error.

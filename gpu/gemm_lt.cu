@@ -114,7 +114,7 @@ const char* scheme_name(uint32_t s) {
 std::string describe(const cublasLtMatmulAlgo_t& a, size_t workspace, bool split_form) {
   const int splits = config<int32_t>(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
   const uint32_t scheme = config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
-  return cat(split_form ? "split-K form: " : "", "id ", config<int32_t>(a, CUBLASLT_ALGO_CONFIG_ID), ", tile ",
+  return cat(split_form ? kGemmSplitForm : "", "id ", config<int32_t>(a, CUBLASLT_ALGO_CONFIG_ID), ", tile ",
              config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_TILE_ID), ", stages ", config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_STAGES_ID),
              ", cluster ", config<uint16_t>(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), ", swizzle ",
              config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING), ", custom ",

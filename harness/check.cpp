@@ -63,16 +63,19 @@ std::vector<int> default_tokens(int tier) {
   return {1, 5, 33, 128, 256, 257, 2048};
 }
 
-// --gemm-algos: the entries of a case's list of cuBLASLt algorithms
-// (gpu::gemm_algos) that run: all, listed (the heuristic's), split-k (the
-// split-K forms ltt adds) or indices (7, 0-3, 0-3,9); indices past the list
-// are left out.
-constexpr const char* kSplitForm = "split-K form";
+// The backend's GEMMs back on ltt's own path when a case's runs end, however they end.
+struct GemmAlgoReset {
+  ~GemmAlgoReset() { gpu::use_gemm_algo(-1); }
+};
+
+
+}  // namespace
+
 Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::vector<std::string>& list) {
   std::vector<int> out;
   if (sel == "all" || sel == "listed" || sel == "split-k") {
     for (size_t i = 0; i < list.size(); ++i) {
-      const bool split = list[i].rfind(kSplitForm, 0) == 0;
+      const bool split = list[i].rfind(gpu::kGemmSplitForm, 0) == 0;
       if (sel == "all" || split == (sel == "split-k")) out.push_back(static_cast<int>(i));
     }
     return out;
@@ -83,14 +86,6 @@ Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::ve
     if (i < list.size()) out.push_back(static_cast<int>(i));
   return out;
 }
-
-// The backend's GEMMs back on ltt's own path when a case's runs end, however they end.
-struct GemmAlgoReset {
-  ~GemmAlgoReset() { gpu::use_gemm_algo(-1); }
-};
-
-
-}  // namespace
 
 Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResult>* results) {
   int pid = 0, P = 1;
@@ -269,7 +264,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       const std::string key = cat(tier, " ", p.T, " ", p.M);
       if (root && !algo_list.empty() && algos_shown.insert(key).second) {
         size_t split = 0;
-        for (const auto& a : algo_list) split += a.rfind(kSplitForm, 0) == 0;
+        for (const auto& a : algo_list) split += a.rfind(gpu::kGemmSplitForm, 0) == 0;
         std::string lines = cat("cuBLASLt for tier ", tier, " T ", p.T, " M ", p.M, ": ", algo_list.size(),
                                 " algorithms (", algo_list.size() - split, " listed by its heuristic, ", split,
                                 " split-K forms)\n");

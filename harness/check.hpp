@@ -73,6 +73,11 @@ struct CheckOptions {
 // Returns the exit code (0 all hold, 1 a numerical failure); errors are
 // usage or internal problems.
 struct CaseResult;
+// --gemm-algos: the entries of a case's list of cuBLASLt algorithms
+// (gpu::gemm_algos()) that run: "all", "listed" (the heuristic's), "split-k"
+// (the split-K forms) or indices ("7", "0-3", "0-3,9"), those past the list
+// left out; anything else is a usage error.
+Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::vector<std::string>& list);
 // The path of the running binary (for reproduce lines).
 std::string self_path();
 // With `results`, every case's result is appended there too.

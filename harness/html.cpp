@@ -150,7 +150,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
                r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                r.rows_moved ? cat("<p>", esc(r.rows_moved_note()), ".</p>\n") : std::string(),
-               "<ul>");
+               r.note.empty() ? std::string() : cat("<p>", esc(r.note), "</p>\n"), "<ul>");
       for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";
       h += "</ul>\n";
     }

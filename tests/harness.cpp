@@ -7,6 +7,8 @@
 
 #include "backend.hpp"
 #include "bf16.hpp"
+#include "check.hpp"
+#include "cuda_backend.hpp"
 #include "report.hpp"
 
 using namespace ltt;
@@ -41,4 +43,22 @@ TEST_CASE("harness: ranks in several processes must give the fake-rank bits wher
   CHECK(r.failed_checks() == std::vector<std::string>{"fake-ranks"});
   r.fake_must_match = false;  // NCCL's own order: reported, not failed
   CHECK(r.failed_checks().empty());
+}
+
+TEST_CASE("harness: --gemm-algos selects the heuristic's algorithms, the split-K forms, or indices within the list") {
+  const std::string split = gpu::kGemmSplitForm;
+  const std::vector<std::string> list = {"id 66, tile 10, split-K 1", "id 66, tile 12, split-K 2",
+                                         split + "id 66, tile 10, split-K 4", split + "id 66, tile 12, split-K 8"};
+  CHECK(*select_gemm_algos("all", list) == std::vector<int>{0, 1, 2, 3});
+  CHECK(*select_gemm_algos("listed", list) == std::vector<int>{0, 1});
+  CHECK(*select_gemm_algos("split-k", list) == std::vector<int>{2, 3});
+  CHECK(*select_gemm_algos("1,3-9", list) == std::vector<int>{1, 3});  // past the list: left out
+  CHECK(select_gemm_algos("5-9", list)->empty());
+  CHECK(select_gemm_algos("all", {})->empty());  // a path with no cuBLAS GEMM
+  for (const char* bad : {"heuristic", "", "3-1", "-1"}) {
+    auto r = select_gemm_algos(bad, list);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == Errc::usage);
+    CHECK(r.error().message.find("--gemm-algos") != std::string::npos);
+  }
 }
