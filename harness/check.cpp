@@ -68,6 +68,14 @@ struct GemmAlgoReset {
   ~GemmAlgoReset() { gpu::use_gemm_algo(-1); }
 };
 
+// The environment that steers the cuda backend's paths, as a reproduce
+// line's prefix ("" when none is set).
+std::string cuda_env_prefix() {
+  std::string s;
+  for (const char* v : {"LTT_TIER0_PATH", "LTT_TIER0_COLUMNS", "LTT_TIER0_GEMV_PLAN", "LTT_GEMM_LT_INPLACE"})
+    if (const char* e = std::getenv(v); e && *e) s += cat(v, "=", e, " ");
+  return s;
+}
 
 }  // namespace
 
@@ -293,7 +301,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       std::string stopped;
       for (int run = 0; run < 2; ++run) {
         out[static_cast<size_t>(run)] = poisoned_outputs(local.size(), p.M, p.H);
-        watchdog_stage(cat(name_case, ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
+        watchdog_stage(cat(name_case,
+                            member_run.gemm_algo >= 0 ? cat(" (cuBLASLt algorithm ", member_run.gemm_algo, ")") : std::string(),
+                            ": backend run ", run + 1, " (ranks ", local.front(), "..", local.back(), ")"));
         if (!o.inject.empty() && run == 0 && local.front() <= o.inject_rank && o.inject_rank <= local.back())
           inject_fault(o.inject, cat(name_case, ": backend run 1: rank ", o.inject_rank, " of ", p.T, " ",
                                      o.inject == "hang" ? "hangs" : o.inject == "crash" ? "crashes" : "exits",
@@ -405,7 +415,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         res.seconds = now_seconds() - t0;
         res.backend_seconds = backend_s;
         if (!res.ok) {
-          res.repro = cat(P > 1 ? cat("mpirun -np ", P, " ") : std::string(), self_path(), " check --tier ", tier,
+          res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), self_path(), " check --tier ", tier,
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
                           " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
                           o.plant.empty() ? std::string() : cat(" --plant ", o.plant),
