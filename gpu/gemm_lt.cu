@@ -28,14 +28,13 @@ namespace ltt::gpu {
 namespace {
 
 constexpr int kHeuristicAsk = 32;                 // the heuristic's list, at most this long
-constexpr size_t kWorkspace = size_t{32} << 20;   // bytes: PyTorch's cuBLASLt workspace on Hopper
+constexpr size_t kWorkspace = size_t{32} << 20;   // bytes: the workspace cuBLAS recommends on Hopper
 constexpr int kSplits[] = {2, 4, 8, 16};          // the split-K forms tried
 
 // One algorithm of a GEMM's list, and what it is.
 struct LtAlgo {
   cublasLtMatmulAlgo_t algo;
-  std::string what;
-  bool split_form = false;  // a split-K form ltt made, not one the heuristic listed
+  std::string what;  // describe(): a split-K form ltt made begins with kGemmSplitForm
 };
 
 struct LtState {
@@ -122,6 +121,7 @@ std::string describe(const cublasLtMatmulAlgo_t& a, size_t workspace, bool split
              splits > 1 ? cat(" (reduction: ", scheme_name(scheme), ")") : std::string(), ", workspace ", workspace, " B");
 }
 
+// The same configuration, by the attributes describe() prints (repeats are left out of a list).
 bool same_config(const cublasLtMatmulAlgo_t& x, const cublasLtMatmulAlgo_t& y) {
   return config<int32_t>(x, CUBLASLT_ALGO_CONFIG_ID) == config<int32_t>(y, CUBLASLT_ALGO_CONFIG_ID) &&
          config<uint32_t>(x, CUBLASLT_ALGO_CONFIG_TILE_ID) == config<uint32_t>(y, CUBLASLT_ALGO_CONFIG_TILE_ID) &&
@@ -186,7 +186,7 @@ Result<const std::vector<LtAlgo>*> lt_list(const LtShape& sh) {
         if (cublasLtMatmulAlgoCheck(st.h, d.op, d.a, d.b, d.c, d.d, &a, &r) != CUBLAS_STATUS_SUCCESS ||
             r.workspaceSize > kWorkspace || seen(a))
           continue;
-        list.push_back({a, describe(a, r.workspaceSize, true), true});
+        list.push_back({a, describe(a, r.workspaceSize, true)});
       }
   }
   st.lists.emplace_back(sh, std::move(list));
