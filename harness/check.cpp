@@ -471,7 +471,6 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           worst.note = cat(algo_runs.size(), " cuBLASLt algorithms, ", nf, " failed", nf ? failing + ")" : std::string());
         }
         worst.gemm_algos = algo_runs;
-        worst.note_when_ok = true;
       }
       prog.step(name_case);
       if (!worst.ok) ++failed;

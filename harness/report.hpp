@@ -67,7 +67,6 @@ struct CaseResult {
   bool ok = false;
   double seconds = 0, backend_seconds = 0;
   std::string repro, dump, note;
-  bool note_when_ok = false;           // the note printed under a passing row too (--gemm-algos' count of algorithms)
   std::vector<std::string> first;      // first elements outside their sets, printed
   struct Outside {                     // the same, as figures (the JSON's first_outside)
     int row, col;
