@@ -22,6 +22,9 @@
 #   drop  the last rank's S_r dropped from the reductions (tier 0: reduce-scatter; 1: S all-reduce;
 #         2: S_{T-1} left out of P_{T-1}, so out of the final reduce; 3: the S half of the concatenation;
 #         4: P_{T-1} dropped from the final reduce)
+# With --rmsnorm torch the RMSNorm is PyTorch's own F.rms_norm (on CUDA its own kernel, with the rounding
+# points it chose), not the fp32 ops above; --golden-norm sets the order the expected outputs (and so the
+# verdict's contract) follow: the verdict then says which contract that kernel is a member of.
 # With --compile the correct outputs come from torch.compile of each tier's function (fullgraph, no fall-back
 # to eager): Inductor's Triton kernels sum, normalise and add in orders of their own, which the verdict must
 # accept as it accepts cuBLAS's; the bugs are then not run.
@@ -73,6 +76,13 @@ def parse_args():
                    help="bf16: the bf16 GEMMs (addmm, F.linear); fp32: the same ops on fp32 copies, rounded once; "
                         "round-then-add: N W^T rounded to bf16, then the addend added and rounded again (NOT a member "
                         "of tiers 0, 2, 3, 4's family: a negative control)")
+    p.add_argument("--rmsnorm", default="ltt", choices=("ltt", "torch"),
+                   help="ltt: the RMSNorm as fp32 ops with the case's rounding points (the order below); torch: "
+                        "PyTorch's own F.rms_norm(Z, [L], g, eps), whatever order its kernel rounds in (code that "
+                        "is not ltt's; the planted bugs go through it too)")
+    p.add_argument("--golden-norm", default="declared", choices=("declared", "fused", "round-then-weight"),
+                   help="the RMSNorm order of the expected outputs, passed to `ltt golden --norm` (declared: each "
+                        "tier's own, fused for tier 0 and round-then-weight for tiers 1-4)")
     p.add_argument("--compile", action="store_true",
                    help="compute the correct outputs with torch.compile of each tier's function (Inductor's own "
                         "Triton kernels for the sums, the RMSNorm and the adds, fused as it chooses; its choice of "
@@ -154,6 +164,10 @@ if device.type == "cuda":
     except Exception:  # noqa: BLE001
         torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     torch.backends.cuda.matmul.allow_tf32 = False  # --gemm fp32: IEEE fp32 products and sums
+if args.rmsnorm == "torch" and not hasattr(F, "rms_norm"):
+    die(f"--rmsnorm torch needs torch.nn.functional.rms_norm (PyTorch >= 2.4); torch {torch.__version__} has none")
+RMSNORM_AS = ("ltt's fp32 ops" if args.rmsnorm == "ltt" else "F.rms_norm") + \
+    ("" if args.golden_norm == "declared" else f", expected outputs {args.golden_norm}")
 REDUCTION_SETTING = (str(torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction)
                      if device.type == "cuda" else "n/a (cpu)")
 
@@ -247,6 +261,8 @@ def allreduce(parts):
 
 
 def rmsnorm(Z, g, eps, order):
+    if args.rmsnorm == "torch":
+        return F.rms_norm(Z, (Z.shape[-1],), weight=g, eps=eps)
     z = Z.float()
     rstd = torch.rsqrt(z.pow(2).mean(-1, keepdim=True) + eps)
     if order == "fused":
@@ -423,7 +439,7 @@ for d in (cases_dir, outputs_dir, verify_dir):
 print(f"# torch_tiers: torch {torch.__version__} (CUDA {torch.version.cuda}) on {device}"
       + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else "")
       + f"; case files via {'safetensors ' + __import__('safetensors').__version__ if st_torch else 'the built-in reader'}"
-      + f"; ltt {ltt}; {COMPILED_AS if args.compile else 'eager ops'}; GEMMs {args.gemm}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
+      + f"; ltt {ltt}; {COMPILED_AS if args.compile else 'eager ops'}; GEMMs {args.gemm}; RMSNorm {RMSNORM_AS}; allow_bf16_reduced_precision_reduction {REDUCTION_SETTING}", flush=True)
 
 combos = [(T, M, dist) for T in args.tp_list for M in args.tokens_list for dist in args.dist_list]
 rows = []          # one per (case, tier)
@@ -434,7 +450,8 @@ for idx, (T, M, dist) in enumerate(combos, 1):
     label = f"T{T} M{M} {dist}"
     t0 = time.time()
     g_cmd = [ltt, "golden", "--out", cases_dir, "--dims", args.dims, "--tp", str(T), "--tokens", str(M),
-             "--dist", dist, "--tier", "all", "--seed", str(args.seed)]
+             "--dist", dist, "--tier", "all", "--seed", str(args.seed)] \
+        + ([] if args.golden_norm == "declared" else ["--norm", args.golden_norm])
     res = run(g_cmd)
     if res.returncode != 0:
         errors.append(f"{label}: ltt golden exited {res.returncode}: {res.stderr.strip() or res.stdout.strip()}")
@@ -493,7 +510,7 @@ for idx, (T, M, dist) in enumerate(combos, 1):
                         raise RuntimeError(f"tier {k} {v}: computed {tuple(y.shape)} {y.dtype}")
                     outputs[v][f"output.tier{k}.rank0"] = y
                 stats[k] = differ_vs(outputs["correct"][f"output.tier{k}.rank0"], expected[k])
-                stats[k]["order"] = order
+                stats[k]["order"] = order if args.rmsnorm == "ltt" else f"F.rms_norm; expected: {order}"
             if device.type == "cuda":
                 torch.cuda.synchronize(device)
             del R, S, g, W, expected
@@ -639,7 +656,7 @@ if args.out:
         f.write("# PyTorch-computed tier outputs against `ltt verify`\n\n")
         f.write(f"torch {env['torch']} (CUDA {env['cuda']}) on {env['device_name']}; dims {args.dims}; "
                 f"seed {args.seed}; {COMPILED_AS if args.compile else 'eager ops'}; "
-                f"GEMMs {args.gemm}\n\n")
+                f"GEMMs {args.gemm}; RMSNorm {RMSNORM_AS}\n\n")
         f.write("| " + " | ".join(headers) + " |\n|" + "|".join("---" for _ in headers) + "|\n")
         for t in table:
             f.write("| " + " | ".join(c.replace("|", "\\|") for c in t) + " |\n")
@@ -649,7 +666,8 @@ if args.out:
 if args.json:
     with open(args.json, "w") as f:
         json.dump({"env": env, "args": {k: getattr(args, k) for k in ("dims", "tp", "tokens", "dist", "seed",
-                                                                      "device", "gemm", "compile", "compile_mode",
+                                                                      "device", "gemm", "rmsnorm", "golden_norm",
+                                                                      "compile", "compile_mode",
                                                                       "gemm_backends", "keep_casts",
                                                                       "dynamic_tokens")},
                    "rows": rows, "errors": errors,
