@@ -410,8 +410,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         res.fake_must_match = o.transport == "ipc" || tier == 0;
         if (stopped.empty())
           for (bf16 v : y.v) res.poisoned += v.bits == kPoison;
-        evaluate(widen<double>(y), want, truth, bound, ref->admissible(tier, contract), o, res);
-        if (bad_rank >= 0) heat_rank_diff(res, widen<double>(y), widen<double>(other));
+        const MatD yd = widen<double>(y);
+        const Interval adm = ref->admissible(tier, contract);
+        evaluate(yd, want, truth, bound, adm, o, res);
+        if (!res.ok) {
+          watchdog_stage(cat(name_case, ": the reference with the GEMM's output rounded before the add (a diagnosis)"));
+          LTT_TRY(diagnose_product_rounded(*ref, tier, contract, yd, adm, res));
+        }
+        if (bad_rank >= 0) heat_rank_diff(res, yd, widen<double>(other));
         res.seconds = now_seconds() - t0;
         res.backend_seconds = backend_s;
         if (!res.ok) {

@@ -149,6 +149,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
       h += cat("<p>failed checks: <b>", esc(checks), "</b>; ", r.outside, " elements outside their admissible sets",
                r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
+               r.product_rounded_first() ? cat("<p>", esc(r.product_rounded_note()), ".</p>\n") : std::string(),
                r.rows_moved ? cat("<p>", esc(r.rows_moved_note()), ".</p>\n") : std::string(),
                r.note.empty() ? std::string() : cat("<p>", esc(r.note), "</p>\n"), "<ul>");
       for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";

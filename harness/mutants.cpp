@@ -52,6 +52,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   t.header();
   size_t missed = 0, gate_missed = 0, n = 0;
   std::string flagged;  // mutants some of whose cases look like missing rounding points (none expected)
+  std::string flagged_product;  // mutants some of whose cases hold the GEMM's output rounded before the add (gemm-round-then-add alone expected)
   nlohmann::json jm = nlohmann::json::array();
   for (const MutantDef& d : mutants()) {
     if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
@@ -72,10 +73,11 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     auto r = run_check(c, comm, &res);
     if (!r.ok()) return r.error();
     std::set<std::string> by;
-    size_t caught = 0, outside = 0, gate = 0, looks_unrounded = 0;
+    size_t caught = 0, outside = 0, gate = 0, looks_unrounded = 0, looks_product_rounded = 0;
     for (const auto& x : res) {
       if (!x.ok) ++caught;
       looks_unrounded += x.missing_rounding_points() ? 1 : 0;
+      looks_product_rounded += x.product_rounded_first() ? 1 : 0;
       for (const auto& k : x.failed_checks()) by.insert(k == "stopped" ? "stopped (would hang)" : k);
       outside += x.outside;
       const auto key = std::make_tuple(x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist));
@@ -88,13 +90,16 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     ++n;
     missed += ok ? 0 : 1;
     if (looks_unrounded) flagged += cat(flagged.empty() ? "" : ", ", d.name, " (", looks_unrounded, " cases)");
+    if (looks_product_rounded)
+      flagged_product += cat(flagged_product.empty() ? "" : ", ", d.name, " (", looks_product_rounded, " of ", res.size(), " cases)");
     gate_missed += gate ? 0 : 1;
     t.row({d.name, tiers, std::to_string(res.size()), std::to_string(caught), bys.empty() ? "-" : bys,
            std::to_string(outside), cat(gate, "/", res.size()), ok ? "caught" : "MISSED"});
     std::fflush(stdout);
     jm.push_back({{"mutant", d.name}, {"what", d.what}, {"tiers", c.tiers}, {"cases", res.size()}, {"caught_cases", caught},
                   {"checks", std::vector<std::string>(by.begin(), by.end())}, {"outside", outside},
-                  {"gate_caught_cases", gate}, {"missing_rounding_points_cases", looks_unrounded}, {"caught", ok}});
+                  {"gate_caught_cases", gate}, {"missing_rounding_points_cases", looks_unrounded},
+                  {"product_rounded_first_cases", looks_product_rounded}, {"caught", ok}});
   }
   if (n == 0) return LTT_USAGE("no mutant applies to the selected tiers");
   std::printf("# Mutants caught : %zu of %zu %s\n", n - missed, n, missed == 0 ? "OK" : "FAILED");
@@ -102,6 +107,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
               now_seconds() - wall0);
   std::printf("# said to look computed without the intermediate roundings (the truth rounded once): %s\n",
               flagged.empty() ? "no mutant" : flagged.c_str());
+  std::printf("# said to hold the GEMM's output rounded before its addend was added: %s\n",
+              flagged_product.empty() ? "no mutant" : flagged_product.c_str());
   if (!o.json.empty()) {
     std::ofstream f(o.json);
     f << nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}}.dump(2) << "\n";

@@ -39,6 +39,36 @@ std::string CaseResult::missing_rounding_note() const {
              "so when Inductor drops an fp32 -> bf16 -> fp32 cast pair (README, 'PyTorch on the GPU machine')");
 }
 
+bool CaseResult::product_rounded_first() const {
+  return outside >= 16 && outside_at_product_rounded >= 0 &&
+         static_cast<size_t>(outside_at_product_rounded) * 10 >= outside * 9;
+}
+
+std::string CaseResult::product_rounded_note() const {
+  if (!product_rounded_first()) return {};
+  return cat(outside_at_product_rounded, " of these ", outside, " elements hold the emulated reference with the up-projection's "
+             "output rounded to bf16 before its addend was added: two roundings where the contract has one. cublasLtMatmul "
+             "computes that in place (C == D) with its algorithms without split-K (H200, CUDA 13.0), and so does torch.addmm "
+             "with a bf16 matrix addend, which calls it in place; out of place, or with the addend in the fp32 epilogue, it "
+             "rounds once (README, 'cuBLASLt's own algorithms')");
+}
+
+Status diagnose_product_rounded(Reference& ref, int tier, const Contract& c, const MatD& y, const Interval& adm, CaseResult& r) {
+  if (r.ok || r.outside < 16 || tier == 1 || !r.stopped.empty()) return {};
+  Member m;
+  m.mut = Mutant::gemm_round_then_add;
+  auto alt = ref.emulated(tier, c, &m);
+  if (!alt.ok()) return alt.status();
+  const MatrixB& a = (*alt)[0];
+  long n = 0;
+  for (Eigen::Index e = 0; e < y.size(); ++e) {
+    const double v = to_double(to_bf16(y.data()[e]));  // judged at the last rounding point, as evaluate()
+    if (steps_outside(adm.lo.data()[e], adm.hi.data()[e], v) > 0 && v == to_double(a.v[static_cast<size_t>(e)])) ++n;
+  }
+  r.outside_at_product_rounded = n;
+  return {};
+}
+
 std::string CaseResult::rows_moved_note() const {
   if (rows_moved == 0) return {};
   std::string kinds;
@@ -238,6 +268,7 @@ void Report::add(const CaseResult& r) {
     std::printf("#   FAIL tier %d T %d M %d %s:%s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), why.c_str());
     if (!r.note.empty()) std::printf("#     %s\n", r.note.c_str());
     if (r.missing_rounding_points()) std::printf("#     %s\n", r.missing_rounding_note().c_str());
+    if (r.product_rounded_first()) std::printf("#     %s\n", r.product_rounded_note().c_str());
     if (r.rows_moved) std::printf("#     %s\n", r.rows_moved_note().c_str());
     for (const auto& f : r.first) std::printf("#     %s\n", f.c_str());
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
@@ -314,7 +345,9 @@ Status Report::finish(double wall_seconds) {
                               {"ambiguous", r.ambiguous},
                               {"unbounded", r.unbounded},
                               {"outside_at_rounded_truth", r.outside_at_rounded_truth},
-                              {"missing_rounding_points", r.missing_rounding_points()}}},
+                              {"missing_rounding_points", r.missing_rounding_points()},
+                              {"outside_at_product_rounded", r.outside_at_product_rounded},
+                              {"product_rounded_first", r.product_rounded_first()}}},
                             {"failed_checks", r.failed_checks()},
                             {"first_outside", [&] {
                                nlohmann::json a = nlohmann::json::array();

@@ -13,6 +13,7 @@
 #include "admissible.hpp"
 #include "bounds.hpp"
 #include "compare.hpp"
+#include "reference.hpp"
 #include "table.hpp"
 
 namespace ltt {
@@ -31,6 +32,13 @@ struct CaseResult {
   // bf16. Nearly all of them so: the output skipped the contract's intermediate
   // roundings (missing_rounding_points()), a different contract, not noise.
   size_t outside_at_rounded_truth = 0;
+  // Of the elements outside: those holding the emulated reference with the
+  // up-projection's output rounded to bf16 before its addend is added (the
+  // mutant gemm-round-then-add). Nearly all of them so: the product was
+  // rounded first (product_rounded_first()), as cublasLtMatmul in place and
+  // so torch.addmm compute it. -1: not looked at (the case passed, fewer than
+  // 16 elements outside, or tier 1, whose contract rounds there anyway).
+  long outside_at_product_rounded = -1;
   ErrorStats vs_truth;                 // against the float64 truth and the rigorous bound
   std::array<size_t, 4> ulp_hist{};    // against the emulated reference: 0, 1, 2, 3+ ULPs
   double ulp_max = 0;
@@ -94,6 +102,10 @@ struct CaseResult {
   bool missing_rounding_points() const;
   // What that signature means, one sentence for the reports ("" without it).
   std::string missing_rounding_note() const;
+  // 16 or more elements outside, and 90% or more of them at the emulated
+  // reference with the GEMM's output rounded before its addend is added.
+  bool product_rounded_first() const;
+  std::string product_rounded_note() const;
   // The moved rows, one sentence for the reports ("" when none): how many,
   // their kinds, and what a correct member's order probe or subnormal row does.
   std::string rows_moved_note() const;
@@ -106,6 +118,13 @@ struct CaseResult {
 // caller already set (bad_rank, deterministic, poisoned, stopped).
 void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD& bound, const Interval& adm,
               const CheckOptions& o, CaseResult& r);
+
+// For a failing case of a tier whose GEMM adds its addend (0, 2, 3, 4) with
+// 16 or more elements outside: runs the emulated reference with the GEMM's
+// output rounded before the add and counts the elements outside `adm` that
+// equal it (r.outside_at_product_rounded). One more run of the reference,
+// only where a case fails.
+Status diagnose_product_rounded(Reference& ref, int tier, const Contract& c, const MatD& y, const Interval& adm, CaseResult& r);
 
 // The differing rank's heatmap: where `other` (rank bad_rank's values) differs from y (rank 0's).
 void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other);

@@ -116,7 +116,9 @@ Result<int> run_verify(const VerifyOptions& o) {
             res.bad_rank_elem = e;
           }
         }
-      evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), ref.admissible(tier, contract), ro, res);
+      const Interval adm = ref.admissible(tier, contract);
+      evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), adm, ro, res);
+      LTT_TRY(diagnose_product_rounded(ref, tier, contract, first.second, adm, res));
       if (res.bad_rank >= 0) heat_rank_diff(res, first.second, ranks.at(res.bad_rank));
       res.seconds = now_seconds() - a;
       if (!res.ok) {

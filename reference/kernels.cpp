@@ -189,6 +189,15 @@ Mat<float> gemm_m<float>(const ConstRef<float>& A, const ConstRef<float>& B, con
     }
     return out;
   }
+  if (m && m->is(Mutant::gemm_round_then_add)) {
+    // bf16(A B^T), then + C (the caller rounds again): two roundings where the
+    // contract has one, as cublasLtMatmul computes in place (C == D) with an
+    // algorithm without split-K on the H200 (bench/lt_inplace.cu).
+    Mat<float> out = gemm_nt<float>(A, B);
+    round_bf16_inplace(out);
+    if (C) out += *C;
+    return out;
+  }
   if (!m || !m->var.on) {
     if (!C) return gemm_nt<float>(A, B);
     Mat<float> out = gemm_nt<float>(A, B) + *C;

@@ -36,6 +36,8 @@ const std::vector<MutantDef>& mutants() {
       {Mutant::g_missing, "g-missing", "RMSNorm without its weight g", {0, 1, 2, 3, 4}},
       {Mutant::g_twice, "g-twice", "RMSNorm's weight applied twice", {0, 1, 2, 3, 4}},
       {Mutant::gemm_bf16_acc, "gemm-bf16-acc", "the up-projection accumulates in bf16", {0, 1, 2, 3, 4}},
+      {Mutant::gemm_round_then_add, "gemm-round-then-add",
+       "the up-projection's output rounded to bf16 before its addend is added (cuBLASLt in place; torch.addmm)", {0, 2, 3, 4}},
       {Mutant::ss_bf16, "ss-bf16", "the sum of squares accumulates in bf16", {0, 1, 2, 3, 4}},
       {Mutant::swap_shard_edge, "swap-shard-edge", "two output columns swapped across a shard edge (Hs-1, Hs)", {0, 1, 2, 3, 4}},
       {Mutant::lamport_stale, "lamport-stale", "the Lamport all-gather never clears its buffers", {0}},

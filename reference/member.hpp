@@ -51,6 +51,7 @@ enum class Mutant {
   g_missing,           // RMSNorm without its weight
   g_twice,             // the weight applied twice
   gemm_bf16_acc,       // the up-projection accumulates in bf16
+  gemm_round_then_add, // the up-projection's output rounded to bf16 before its addend is added (tiers 0, 2, 3, 4)
   ss_bf16,             // the sum of squares accumulates in bf16
   swap_shard_edge,     // W rows Hs - 1 and Hs swapped: two output columns across a shard edge
   lamport_stale,       // the Lamport all-gather never clears its buffers (tier 0)

@@ -27,7 +27,7 @@ const Truth& Reference::truth() {
 }
 
 template <class P>
-Result<std::vector<Mat<typename P::Real>>> Reference::run(int tier, const Contract& c) {
+Result<std::vector<Mat<typename P::Real>>> Reference::run(int tier, const Contract& c, const Member* m) {
   using Real = typename P::Real;
   LTT_TRY(validate_for_tier(in_.p, tier));
   const Mat<Real>* W;
@@ -43,6 +43,8 @@ Result<std::vector<Mat<typename P::Real>>> Reference::run(int tier, const Contra
   }
   LocalComm<P> comm(in_.p.T);
   Ctx<P> ctx{in_.p, c, comm, {}, {}, *g, *W, {}};
+  ctx.member = m;
+  comm.member = m;
   for (int r = 0; r < in_.p.T; ++r) {
     ctx.R.push_back(widen<Real>(in_.R[static_cast<size_t>(r)]));
     ctx.S.push_back(widen<Real>(in_.S[static_cast<size_t>(r)]));
@@ -57,11 +59,11 @@ Result<std::vector<Mat<typename P::Real>>> Reference::run(int tier, const Contra
 
 Result<std::vector<MatD>> Reference::exact(int tier, const Contract& c) { return run<ExactArith>(tier, c); }
 
-Result<std::vector<MatrixB>> Reference::emulated(int tier, const Contract& c) {
-  auto y = run<EmulatedArith>(tier, c);
+Result<std::vector<MatrixB>> Reference::emulated(int tier, const Contract& c, const Member* m) {
+  auto y = run<EmulatedArith>(tier, c, m);
   if (!y.ok()) return y.error();
   std::vector<MatrixB> out;
-  for (auto& m : *y) out.push_back(narrow(m));
+  for (auto& yr : *y) out.push_back(narrow(yr));
   return out;
 }
 

@@ -26,7 +26,8 @@ class Reference {
   const Truth& truth();
   // Every rank's output of `tier` (validate_for_tier first).
   Result<std::vector<MatD>> exact(int tier, const Contract& c);
-  Result<std::vector<MatrixB>> emulated(int tier, const Contract& c);
+  // With `m`: the pipeline as that member or mutant computes it (member.hpp).
+  Result<std::vector<MatrixB>> emulated(int tier, const Contract& c, const Member* m = nullptr);
   // Bound on |y - truth| per element, [M, H].
   MatD bound(int tier, Mode mode, const Contract& c);
   // Per element, the bf16 values some member of the tier's family can
@@ -40,7 +41,7 @@ class Reference {
 
  private:
   template <class P>
-  Result<std::vector<Mat<typename P::Real>>> run(int tier, const Contract& c);
+  Result<std::vector<Mat<typename P::Real>>> run(int tier, const Contract& c, const Member* m = nullptr);
 
   const Inputs& in_;
   Family family_;

@@ -576,9 +576,13 @@ for idx, (T, M, dist) in enumerate(combos, 1):
                     continue
                 passed = bool(c["pass"])
                 ve = c.get("vs_emulated", {})
+                adm = c.get("admissible", {})
                 row[v] = {"verdict": "pass" if passed else "fail", "ok": passed == (v == "correct"), "rc": rc,
                           "frac_differ": ve.get("frac_differ"), "ulp_max": ve.get("ulp_max"),
-                          "ulp_hist": ve.get("ulp_hist")}
+                          "ulp_hist": ve.get("ulp_hist"),
+                          # ltt verify's hints: the truth rounded once; the GEMM's output rounded before the add
+                          "missing_rounding_points": bool(adm.get("missing_rounding_points")),
+                          "product_rounded_first": bool(adm.get("product_rounded_first"))}
             row["verify_summary"] = {v: verdicts[v]["summary"] for v in verdicts}
             rows.append(row)
         if not args.keep:
@@ -608,6 +612,10 @@ def cell(x):
     s = x["verdict"]
     if x.get("frac_differ") is not None:
         s += f" {100 * x['frac_differ']:.3f}%/{x['ulp_max']:g}u"
+    if x.get("product_rounded_first"):
+        s += " [product rounded first]"
+    if x.get("missing_rounding_points"):
+        s += " [truth rounded once]"
     return s + ("" if x["ok"] else " <<")
 
 
@@ -628,12 +636,19 @@ a_correct = sum(1 for r in rows if r["correct"]["ok"])
 n_bugs = len(rows) * len(VARIANTS[1:])
 c_bugs = sum(1 for r in rows for b in VARIANTS[1:] if r[b]["ok"])
 totals = f"correct outputs passed: {a_correct} of {n_correct}; planted bugs failed: {c_bugs} of {n_bugs}"
+refused = [r["correct"] for r in rows if r["correct"]["verdict"] == "fail"]
+if refused:
+    totals += (f"; of the {len(refused)} correct outputs refused, ltt verify says {sum(x['product_rounded_first'] for x in refused)}"
+               f" hold the GEMM's output rounded before the add, {sum(x['missing_rounding_points'] for x in refused)}"
+               f" the truth rounded once")
 if args.compile:
     totals += " (--compile: bugs not run)"
     graphs = dict(dynamo_counters["stats"])
     totals += f"; torch.compile: {graphs.get('unique_graphs', 0)} graphs compiled, dynamo stats {graphs}"
 legend = ("verdicts from `ltt verify` per tier: pass/fail, then its % of elements differing from the emulated "
-          "reference / largest ULP at the error scale; '<<' marks a wrong verdict (a correct output failing or "
+          "reference / largest ULP at the error scale, and its hint where it gives one ([product rounded first]: "
+          "the elements outside hold the GEMM's output rounded to bf16 before the addend was added; [truth rounded "
+          "once]: they hold the float64 truth rounded once); '<<' marks a wrong verdict (a correct output failing or "
           "a bug passing). 'differ vs expected.tier{k}': the correct output's elements whose bf16 value "
           "differs from the case's expected.tier{k} (largest plain ULP distance).")
 

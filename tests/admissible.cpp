@@ -212,6 +212,80 @@ TEST_CASE("admissible: missing_rounding_points() needs 16 elements outside, 90% 
   CHECK_FALSE(flagged(1000000, 899999));
 }
 
+TEST_CASE("admissible: the GEMM's output rounded before its addend is added fails, and is named; nothing else is") {
+  // cublasLtMatmul in place (C == D) computes bf16(bf16(N W^T) + S) with its
+  // algorithms without split-K, and torch.addmm calls it so (H200, CUDA 13.0:
+  // bench/results/h200/s16). Tier 1's contract rounds there anyway.
+  for (Dist dist : {Dist::realistic, Dist::adversarial}) {
+    const Problem p = problem(kDimsSmall, 8, 33, dist);
+    const Inputs in = generate_inputs(p);
+    Reference ref(in);
+    CheckOptions o;
+    Member two;
+    two.mut = Mutant::gemm_round_then_add;
+    for (int tier : tiers_for(p)) {
+      CAPTURE(tier);
+      CAPTURE(name(dist));
+      const Contract c = tier_def(tier).contract;
+      const Interval a = ref.admissible(tier, c);
+      auto y = ref.emulated(tier, c);
+      auto y2 = ref.emulated(tier, c, &two);
+      REQUIRE(y.ok());
+      REQUIRE(y2.ok());
+      const MatD bound = ref.bound(tier, Mode::emulated, c);
+      const MatD rounded_twice = widen<double>((*y2)[0]);
+      CaseResult r;
+      evaluate(rounded_twice, (*y)[0], ref.truth(), bound, a, o, r);
+      REQUIRE(diagnose_product_rounded(ref, tier, c, rounded_twice, a, r).ok());
+      if (tier == 1) {  // the mutant changes nothing there: y2 is the reference, which passes
+        CHECK(r.ok);
+        CHECK(r.outside_at_product_rounded == -1);
+        continue;
+      }
+      CHECK_FALSE(r.ok);
+      CHECK(r.outside >= 16);
+      CHECK(r.outside_at_product_rounded == static_cast<long>(r.outside));
+      CHECK(r.product_rounded_first());
+      CHECK_FALSE(r.missing_rounding_points());
+      CHECK(r.product_rounded_note().find("rounded to bf16 before its addend") != std::string::npos);
+      // A member passes and is not looked at; one row x 1.03 fails and is not named.
+      CaseResult ok;
+      const MatD member = widen<double>((*y)[0]);
+      evaluate(member, (*y)[0], ref.truth(), bound, a, o, ok);
+      REQUIRE(diagnose_product_rounded(ref, tier, c, member, a, ok).ok());
+      CHECK(ok.ok);
+      CHECK(ok.outside_at_product_rounded == -1);
+      CHECK_FALSE(ok.product_rounded_first());
+      MatD bug = member;
+      for (int j = 0; j < p.H; ++j) bug(p.M / 2, j) = to_double(to_bf16(bug(p.M / 2, j) * 1.03));
+      CaseResult b;
+      evaluate(bug, (*y)[0], ref.truth(), bound, a, o, b);
+      REQUIRE(diagnose_product_rounded(ref, tier, c, bug, a, b).ok());
+      CHECK_FALSE(b.ok);
+      CHECK(b.outside >= 16);
+      CHECK(b.outside_at_product_rounded >= 0);
+      CHECK_FALSE(b.product_rounded_first());
+    }
+  }
+}
+
+TEST_CASE("admissible: product_rounded_first() needs 16 elements outside, 90% of them there, and the diagnosis run") {
+  const auto flagged = [](size_t outside, long there) {
+    CaseResult r;
+    r.outside = outside;
+    r.outside_at_product_rounded = there;
+    return r.product_rounded_first();
+  };
+  CHECK_FALSE(flagged(0, 0));
+  CHECK_FALSE(flagged(15, 15));
+  CHECK(flagged(16, 16));
+  CHECK(flagged(20, 18));
+  CHECK_FALSE(flagged(20, 17));
+  CHECK_FALSE(flagged(1000, -1));
+  CHECK(flagged(1000000, 900000));
+  CHECK_FALSE(flagged(1000000, 899999));
+}
+
 // Seen on the H200 (bench/results/h200.md, fourteenth session): torch.compile
 // (Inductor) sums the one-shot partials in an order of its own, and every
 // order-probe row of its adversarial outputs then differs from

@@ -173,6 +173,11 @@ class Verdict:
                          "truth rounded once: computed without the contract's intermediate bf16 roundings (torch.compile "
                          "does so when Inductor drops an fp32 -> bf16 -> fp32 cast pair; torch._inductor.config."
                          "pattern_matcher = False with emulate_precision_casts = True kept them on torch 2.11)")
+        if adm.get("product_rounded_first"):
+            lines.append(f"{adm.get('outside_at_product_rounded')} of the {self.outside} elements outside hold the emulated "
+                         "reference with the GEMM's output rounded to bf16 before its addend was added: two roundings "
+                         "where the contract has one (cublasLtMatmul in place, C == D, and so torch.addmm with a bf16 "
+                         "matrix addend; out of place it rounds once)")
         lines.append(f"reproduce: {self.reproduce}")
         return "\n".join(lines)
 
