@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -196,20 +197,31 @@ TEST_CASE("admissible: an output with no intermediate rounding (the truth rounde
   }
 }
 
-TEST_CASE("admissible: missing_rounding_points() needs 16 elements outside, 90% of them at the rounded truth") {
-  const auto flagged = [](size_t outside, size_t at_truth) {
+TEST_CASE("admissible: both hints need 16 elements outside and 90% of them at their signature") {
+  // missing_rounding_points(): at the truth rounded once; product_rounded_first():
+  // at the reference with the GEMM's output rounded before the add (-1: not run).
+  const auto missing = [](size_t outside, long there) {
     CaseResult r;
     r.outside = outside;
-    r.outside_at_rounded_truth = at_truth;
+    r.outside_at_rounded_truth = static_cast<size_t>(std::max(there, 0L));
     return r.missing_rounding_points();
   };
-  CHECK_FALSE(flagged(0, 0));
-  CHECK_FALSE(flagged(15, 15));
-  CHECK(flagged(16, 16));
-  CHECK(flagged(20, 18));
-  CHECK_FALSE(flagged(20, 17));
-  CHECK(flagged(1000000, 900000));
-  CHECK_FALSE(flagged(1000000, 899999));
+  const auto product = [](size_t outside, long there) {
+    CaseResult r;
+    r.outside = outside;
+    r.outside_at_product_rounded = there;
+    return r.product_rounded_first();
+  };
+  for (const auto& flagged : {std::function<bool(size_t, long)>(missing), std::function<bool(size_t, long)>(product)}) {
+    CHECK_FALSE(flagged(0, 0));
+    CHECK_FALSE(flagged(15, 15));
+    CHECK(flagged(16, 16));
+    CHECK(flagged(20, 18));
+    CHECK_FALSE(flagged(20, 17));
+    CHECK(flagged(1000000, 900000));
+    CHECK_FALSE(flagged(1000000, 899999));
+  }
+  CHECK_FALSE(product(1000, -1));
 }
 
 TEST_CASE("admissible: the GEMM's output rounded before its addend is added fails, and is named; nothing else is") {
@@ -267,23 +279,6 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       CHECK_FALSE(b.product_rounded_first());
     }
   }
-}
-
-TEST_CASE("admissible: product_rounded_first() needs 16 elements outside, 90% of them there, and the diagnosis run") {
-  const auto flagged = [](size_t outside, long there) {
-    CaseResult r;
-    r.outside = outside;
-    r.outside_at_product_rounded = there;
-    return r.product_rounded_first();
-  };
-  CHECK_FALSE(flagged(0, 0));
-  CHECK_FALSE(flagged(15, 15));
-  CHECK(flagged(16, 16));
-  CHECK(flagged(20, 18));
-  CHECK_FALSE(flagged(20, 17));
-  CHECK_FALSE(flagged(1000, -1));
-  CHECK(flagged(1000000, 900000));
-  CHECK_FALSE(flagged(1000000, 899999));
 }
 
 // Seen on the H200 (bench/results/h200.md, fourteenth session): torch.compile
