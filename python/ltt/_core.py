@@ -176,8 +176,9 @@ class Verdict:
         if adm.get("product_rounded_first"):
             lines.append(f"{adm.get('outside_at_product_rounded')} of the {self.outside} elements outside hold the emulated "
                          "reference with the GEMM's output rounded to bf16 before its addend was added: two roundings "
-                         "where the contract has one (cublasLtMatmul in place, C == D, and so torch.addmm with a bf16 "
-                         "matrix addend; out of place it rounds once)")
+                         "where the contract has one (cuBLAS(Lt) in place, C == D, with an algorithm without split-K, "
+                         "and so torch.addmm with a bf16 matrix addend where cuBLAS picks one; out of place it rounds "
+                         "once)")
         lines.append(f"reproduce: {self.reproduce}")
         return "\n".join(lines)
 
