@@ -260,6 +260,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     std::vector<uint64_t> failed_seeds;
     std::vector<Run> runs = members;
     std::vector<std::string> algo_list;  // --gemm-algos: the case's cuBLASLt algorithms
+    std::optional<MatrixB> rounded_twice;  // the diagnosis's reference run, once for the case's runs
     std::vector<CaseResult::GemmAlgoRun> algo_runs;
     std::string algo_note;
     GemmAlgoReset algo_reset;
@@ -415,7 +416,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         evaluate(yd, want, truth, bound, adm, o, res);
         if (!res.ok) {
           watchdog_stage(cat(name_case, ": the reference with the GEMM's output rounded before the add (a diagnosis)"));
-          diagnose_product_rounded(*ref, tier, contract, yd, adm, res);
+          diagnose_product_rounded(*ref, tier, contract, yd, adm, res, rounded_twice);
           watchdog_stage(cat(name_case, ": checking"));
         }
         if (bad_rank >= 0) heat_rank_diff(res, yd, widen<double>(other));

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,10 +125,12 @@ void evaluate(const MatD& y, const MatrixB& want, const Truth& truth, const MatD
 // 16 or more elements outside: runs the emulated reference with the GEMM's
 // output rounded before the add and counts the elements outside `adm` that
 // equal it (r.outside_at_product_rounded). One more run of the reference,
-// only where a case fails (each failing variant or cuBLASLt algorithm runs
-// it again). A diagnosis: where that run cannot be made, the count stays -1
-// (not looked at) and the verdict is as it was.
-void diagnose_product_rounded(Reference& ref, int tier, const Contract& c, const MatD& y, const Interval& adm, CaseResult& r);
+// only where a case fails, kept in `twice` for the case's other runs (its
+// variants, its cuBLASLt algorithms: the same tier, contract and inputs). A
+// diagnosis: where that run cannot be made, the count stays -1 (not looked
+// at) and the verdict is as it was.
+void diagnose_product_rounded(Reference& ref, int tier, const Contract& c, const MatD& y, const Interval& adm, CaseResult& r,
+                              std::optional<MatrixB>& twice);
 
 // The differing rank's heatmap: where `other` (rank bad_rank's values) differs from y (rank 0's).
 void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other);

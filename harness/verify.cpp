@@ -118,7 +118,8 @@ Result<int> run_verify(const VerifyOptions& o) {
         }
       const Interval adm = ref.admissible(tier, contract);
       evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), adm, ro, res);
-      diagnose_product_rounded(ref, tier, contract, first.second, adm, res);
+      std::optional<MatrixB> rounded_twice;
+      diagnose_product_rounded(ref, tier, contract, first.second, adm, res, rounded_twice);
       if (res.bad_rank >= 0) heat_rank_diff(res, first.second, ranks.at(res.bad_rank));
       res.seconds = now_seconds() - a;
       if (!res.ok) {

@@ -246,9 +246,10 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       REQUIRE(y2.ok());
       const MatD bound = ref.bound(tier, Mode::emulated, c);
       const MatD rounded_twice = widen<double>((*y2)[0]);
+      std::optional<MatrixB> twice;  // the diagnosis's run, shared by the three outputs below
       CaseResult r;
       evaluate(rounded_twice, (*y)[0], ref.truth(), bound, a, o, r);
-      diagnose_product_rounded(ref, tier, c, rounded_twice, a, r);
+      diagnose_product_rounded(ref, tier, c, rounded_twice, a, r, twice);
       if (tier == 1) {  // the mutant changes nothing there: y2 is the reference, which passes
         CHECK(r.ok);
         CHECK(r.outside_at_product_rounded == -1);
@@ -264,7 +265,7 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       CaseResult ok;
       const MatD member = widen<double>((*y)[0]);
       evaluate(member, (*y)[0], ref.truth(), bound, a, o, ok);
-      diagnose_product_rounded(ref, tier, c, member, a, ok);
+      diagnose_product_rounded(ref, tier, c, member, a, ok, twice);
       CHECK(ok.ok);
       CHECK(ok.outside_at_product_rounded == -1);
       CHECK_FALSE(ok.product_rounded_first());
@@ -272,7 +273,7 @@ TEST_CASE("admissible: the GEMM's output rounded before its addend is added fail
       for (int j = 0; j < p.H; ++j) bug(p.M / 2, j) = to_double(to_bf16(bug(p.M / 2, j) * 1.03));
       CaseResult b;
       evaluate(bug, (*y)[0], ref.truth(), bound, a, o, b);
-      diagnose_product_rounded(ref, tier, c, bug, a, b);
+      diagnose_product_rounded(ref, tier, c, bug, a, b, twice);
       CHECK_FALSE(b.ok);
       CHECK(b.outside >= 16);
       CHECK(b.outside_at_product_rounded >= 0);
