@@ -166,6 +166,7 @@ struct GpuCtx {
   ShardGemmPlan gemm_plan;               // and its kernel's shape (fused, split)
   bool pdl = false;             // programmatic dependent launch (Hopper and later)
   bool device_fences = false;   // processes each on its own GPU: fences (and Lamport waits) on the device
+  DevBuf<bf> zero_s;  // tier 0 with gemm-round-then-add planted: a zero addend [M, H/T] for its own kernels
   DevBuf<long long> stuck_dev, stuck_in;  // the first -0 in the all-gather's slots, in R or S (tier 0)
   uint64_t runs = 0;  // runs of this case: which of the three receive buffers is in use
   // Fake ranks: tier 0's receive buffers, three, rotating, kept by the
@@ -206,7 +207,8 @@ struct GpuCtx {
   Status gemm(const bf* A, int lda, const bf* B, int ldb, float* Cm, int ldc, int M, int n, int K, float beta);
   // Y [M, n] (ldy) = bf16(A [M, K] B [n, K]^T + add) with fp32 accumulation
   // and one rounding (add: bf16 [M, n], ld_add; null: none), -0 made +0 when
-  // no_neg_zero. By default the addend widened into C, gemm(), round_to();
+  // no_neg_zero. With gemm-round-then-add planted: cuBLAS into fp32, the
+  // product rounded, the addend added, rounded again. By default the addend widened into C, gemm(), round_to();
   // with a cuBLASLt algorithm chosen (use_gemm_algo()), one cuBLASLt call
   // with bf16 output by that algorithm of the list for `lt` (gemm_lt.cu).
   Status addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, int ld_add, bf* Yo, int ldy, int M, int n, int K,

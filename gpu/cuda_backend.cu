@@ -271,6 +271,7 @@ bool supported(Mutant m) {
     case Mutant::lamport_neg_zero:
     case Mutant::last_row_unwritten:
     case Mutant::tier1_own_s:
+    case Mutant::gemm_round_then_add:
       return true;
     default:
       return false;
@@ -451,6 +452,10 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     }
     LTT_TRY(c.shard_s.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
+    if (c.is(Mutant::gemm_round_then_add)) {
+      LTT_TRY(c.zero_s.alloc(static_cast<size_t>(p.M) * p.Hs()));
+      LTT_CUDA(cudaMemsetAsync(c.zero_s.get(), 0, c.zero_s.size() * sizeof(bf), c.s));
+    }
     LTT_TRY(c.stuck_dev.alloc(1));
     LTT_TRY(c.stuck_in.alloc(1));
     if (lay.multi()) {  // every rank's own three receive buffers, filled with -0 (the empty sentinel)

@@ -258,6 +258,10 @@ void use_gemm_algo(int i) { lt_state().algo = i; }
 
 Status GpuCtx::addmm(const bf* A, int lda, const bf* B, int ldb, const bf* add, int ld_add, bf* Yo, int ldy, int M, int n, int K,
                      bool no_neg_zero) {
+  if (is(Mutant::gemm_round_then_add)) {  // planted: the product rounded to bf16, then the addend added, rounded again
+    LTT_TRY(gemm(A, lda, B, ldb, C.get(), n, M, n, K, 0.0f));
+    return round_then_add(C.get(), n, add, ld_add, Yo, ldy, M, n, no_neg_zero, s);
+  }
   const int i = lt_state().algo;
   if (i < 0) {  // ltt's own: the addend widened into C, cuBLAS into fp32, one rounding
     if (add) LTT_TRY(widen(add, ld_add, C.get(), n, M, n, s));

@@ -415,6 +415,18 @@ __global__ void add_round_k(bf* y, const bf* b, size_t n) {
     y[e] = r(__fadd_rn(f(y[e]), f(b[e])));
 }
 
+// The mutant gemm-round-then-add: y = bf16(float(bf16(prod)) + float(add)),
+// two roundings; add may be y itself (each element read before it is written).
+__global__ void round_then_add_k(const float* prod, int ldp, const bf* add, int lda, bf* y, int ldy, int rows, int cols,
+                                 int nnz) {
+  const size_t n = static_cast<size_t>(rows) * cols;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    const size_t i = e / cols, j = e % cols;
+    const float a = add ? f(add[i * lda + j]) : 0.0f;
+    y[i * ldy + j] = out_round(__fadd_rn(f(r(prod[i * ldp + j])), a), nnz);
+  }
+}
+
 __global__ void fill_k(bf* p, size_t n, unsigned short bits) {
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x)
     p[e] = __ushort_as_bfloat16(bits);
@@ -700,6 +712,14 @@ Status clear_neg_zero(bf* y, int ld, int rows, int cols, cudaStream_t s) {
 
 Status add_round(bf* y, const bf* b, size_t n, cudaStream_t s) {
   add_round_k<<<blocks_for(n), kThreads, 0, s>>>(y, b, n);
+  LTT_LAUNCHED();
+  return {};
+}
+
+Status round_then_add(const float* prod, int ldp, const bf* add, int ld_add, bf* y, int ldy, int rows, int cols,
+                      bool no_neg_zero, cudaStream_t s) {
+  round_then_add_k<<<blocks_for(static_cast<size_t>(rows) * cols), kThreads, 0, s>>>(prod, ldp, add, ld_add, y, ldy, rows,
+                                                                                      cols, no_neg_zero);
   LTT_LAUNCHED();
   return {};
 }

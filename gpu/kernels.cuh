@@ -146,6 +146,11 @@ Status round_to(const float* src, int ld_src, bf* dst, int ld_dst, int rows, int
 Status clear_neg_zero(bf* y, int ld, int rows, int cols, cudaStream_t s);
 // y = bf16(float(y) + float(b)), n elements (tier 1's add: fp32, one rounding).
 Status add_round(bf* y, const bf* b, size_t n, cudaStream_t s);
+// The mutant gemm-round-then-add's epilogue: y [rows, cols] (ldy) =
+// bf16(float(bf16(prod)) + float(add)) (add: null for none; may be y), -0
+// made +0 when no_neg_zero. Two roundings where the contract has one.
+Status round_then_add(const float* prod, int ldp, const bf* add, int ld_add, bf* y, int ldy, int rows, int cols,
+                      bool no_neg_zero, cudaStream_t s);
 // Every element's bits set to `bits`.
 Status fill(bf* p, size_t n, uint16_t bits, cudaStream_t s);
 // X [M, L + H] = [R | S].

@@ -32,21 +32,29 @@ Status run(GpuCtx& c) {
   LTT_TRY(tier0_collective(c.R.cdev(), c.S.cdev(), norm_in_gemm ? nullptr : c.g.get(), c.Nr.dev(), c.shard_s.dev(), T, c.lo(), c.hi(), M, L, H,
                            c.contract.algo, NormOrder::fused, c.eps(), c.terms(), sanitise, c.stuck_in.get(), c.s));
   const RankBufs& Ysh = c.shard_y;
+  // gemm-round-then-add planted in tier 0's own kernels: each writes its
+  // product rounded (a zero addend), then S^(r) is added and rounded again.
+  const bool planted = c.is(Mutant::gemm_round_then_add) && c.t0path != Tier0Path::cublas;
   for (int r = c.lo(); r < c.hi(); ++r) {
     const bf* w = c.W.get() + static_cast<size_t>(c.w_shard(r)) * Hs * L;
     if (c.t0path != Tier0Path::cublas) {  // one kernel; the first loads W while the collective runs
       const bf* gw = norm_in_gemm ? c.g.get() : nullptr;
       const bool pdl = c.pdl && r == c.lo();
+      const bf* add = planted ? c.zero_s.get() : c.shard_s[r];
       if (c.t0path == Tier0Path::mma || c.t0path == Tier0Path::mma_fused) {  // shard_mma.cu
-        LTT_TRY(shard_mma_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise,
-                              pdl, c.s));
-        continue;
+        LTT_TRY(shard_mma_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, add, Hs, Ysh[r], Hs, M, Hs, L, sanitise, pdl,
+                              c.s));
+      } else {
+        const bool few = c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split;  // shard_gemv.cu
+        LTT_TRY(few ? shard_gemv_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, add, Hs, Ysh[r], Hs, M, Hs, L,
+                                     sanitise, pdl, c.s)
+                    : shard_gemm_add(c.gemm_plan, c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, add, Hs, Ysh[r], Hs, M, Hs,
+                                     L, sanitise, pdl, c.s));
       }
-      const bool few = c.t0path == Tier0Path::gemv || c.t0path == Tier0Path::gemv_split;  // shard_gemv.cu
-      LTT_TRY(few ? shard_gemv_add(c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L,
-                                   sanitise, pdl, c.s)
-                  : shard_gemm_add(c.gemm_plan, c.Nr[r], L, gw, c.eps(), NormOrder::fused, w, L, c.shard_s[r], Hs, Ysh[r],
-                                   Hs, M, Hs, L, sanitise, pdl, c.s));
+      if (planted) {
+        LTT_TRY(add_round(Ysh[r], c.shard_s[r], static_cast<size_t>(M) * Hs, c.s));
+        if (sanitise) LTT_TRY(clear_neg_zero(Ysh[r], Hs, M, Hs, c.s));
+      }
       continue;
     }
     LTT_TRY(c.addmm(c.Nr[r], L, w, L, c.shard_s[r], Hs, Ysh[r], Hs, M, Hs, L, sanitise));  // shapes it does not take: cuBLAS
