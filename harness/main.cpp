@@ -81,6 +81,16 @@ std::string join(const std::vector<int>& v) {
   return s;
 }
 
+// --backend's help for ltt mutants: the mutants the cuda backend can plant,
+// read from the backend itself, so that the list cannot go stale.
+std::string cuda_mutants_help() {
+  std::string names;
+  for (const auto& d : ltt::mutants())
+    if (ltt::gpu::supported_mutant(d.m)) names += (names.empty() ? "" : ", ") + std::string(d.name);
+  return "cpu, or cuda (the mutants its GPU pipelines can carry: " +
+         (names.empty() ? std::string("none in this build, which has no cuda backend") : names) + ")";
+}
+
 int fail(const ltt::Error& e) {
   std::fprintf(stderr, "ltt: %s\n", e.describe().c_str());
   return e.exit_code();
@@ -202,7 +212,7 @@ int main(int argc, char** argv) {
       "split-k (the split-K forms, 2 to 16 splits, of those that take one, with each reduction scheme they allow; partials "
       "rounded to bf16 add rounding points the contract does not have) or indices (0-3,9). The row shows the worst and "
       "names the algorithms that failed; tier 0 uses cuBLAS only on LTT_TIER0_PATH=cublas");
-  add(check, "--mutant", ck.mutant, path_value, "plant one bug in the cpu backend (names: ltt mutants --list)");
+  add(check, "--mutant", ck.mutant, path_value, "plant one bug in the backend (names, and those the cuda backend can plant: ltt mutants --list)");
   add(check, "--plant", ck.plant, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"shard-off-by-one", "rank-differs", "hang"}); },
       "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0; tiers 0 and 2), "
       "rank-differs (the last rank's output one bf16 step off in one element: only the cross-rank check sees it) or "
@@ -222,7 +232,7 @@ int main(int argc, char** argv) {
   bool mo_list = false;
   auto* mut = app.add_subcommand(
       "mutants",
-      "Plant each bug of the mutant table in the cpu backend, one at a time, and run ltt check's checks on the cases; "
+      "Plant each bug of the mutant table in the backend (--backend: cpu, or cuda on a GPU), one at a time, and run ltt check's checks on the cases; "
       "a table says which check caught each (admissible, ranks, rerun, unwritten, stopped: a reader that would wait "
       "forever), how many elements fell outside their admissible sets, and in how many cases the production gate "
       "would have caught it. Exit 0 when every mutant is caught.");
@@ -233,8 +243,7 @@ int main(int argc, char** argv) {
   add(mut, "--dist", mo.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
   add(mut, "--seed", mo.seed, flags::u64, "input seed")->default_str("0");
   add(mut, "--backend", mo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
-      "cpu, or cuda (the mutants its GPU pipelines can carry: shard-last-rank, drop-rank, double-rank, eps-missing, "
-      "eps-x10, g-missing, swap-shard-edge, lamport-stale, lamport-neg-zero, last-row-unwritten, tier1-own-s)")
+      cuda_mutants_help())
       ->default_str("cpu");
   add(mut, "--only", mo_only,
       [](const std::string& f, const std::string& s) -> ltt::Result<std::vector<std::string>> {
