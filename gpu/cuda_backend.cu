@@ -452,7 +452,7 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
     }
     LTT_TRY(c.shard_s.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
     LTT_TRY(c.shard_y.alloc(lay, static_cast<size_t>(p.M) * p.Hs()));
-    if (c.is(Mutant::gemm_round_then_add)) {
+    if (c.is(Mutant::gemm_round_then_add) && c.t0path != Tier0Path::cublas) {  // cuBLAS's path plants it in addmm
       LTT_TRY(c.zero_s.alloc(static_cast<size_t>(p.M) * p.Hs()));
       LTT_CUDA(cudaMemsetAsync(c.zero_s.get(), 0, c.zero_s.size() * sizeof(bf), c.s));
     }

@@ -422,7 +422,7 @@ __global__ void round_then_add_k(const float* prod, int ldp, const bf* add, int 
   const size_t n = static_cast<size_t>(rows) * cols;
   for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
     const size_t i = e / cols, j = e % cols;
-    const float a = add ? f(add[i * lda + j]) : 0.0f;
+    const float a = add ? f(add[i * lda + j]) : -0.0f;  // no addend: x + -0 = x, -0 kept
     y[i * ldy + j] = out_round(__fadd_rn(f(r(prod[i * ldp + j])), a), nnz);
   }
 }

@@ -167,6 +167,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     member.mut = d->m;
     if (cuda && !gpu::supported_mutant(d->m))
       return LTT_USAGE("--mutant ", o.mutant, ": the cuda backend cannot plant it (ltt mutants --backend cuda runs those it can)");
+    if (d->m == Mutant::gemm_round_then_add && !o.gemm_algos.empty())
+      return LTT_USAGE("--mutant gemm-round-then-add replaces the cuBLASLt call that --gemm-algos chooses algorithms for "
+                       "(its own cuBLAS product, then a rounding kernel): give one of them");
   }
   if ((!o.variants.empty() || !o.mutant.empty()) && P > 1)
     return LTT_USAGE("--variant and --mutant run fake ranks in one process: run them without mpirun");
