@@ -252,7 +252,7 @@ Status cuda_available() {
   if (e != cudaSuccess || n == 0) {
     cudaGetLastError();
     return LTT_USAGE("--backend cuda: no CUDA device (", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices visible",
-                     "): run it on a machine with a GPU, or use --backend cpu");
+                     "): run it on a machine with a GPU (ltt check and ltt mutants also take --backend cpu)");
   }
   return {};
 }

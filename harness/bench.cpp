@@ -16,6 +16,7 @@
 #include "gpu/device.hpp"
 #include "shard_plan.hpp"
 #include "inputs.hpp"
+#include "outfile.hpp"
 #include "peers_mpi.hpp"
 #include "simulate.hpp"
 #include "table.hpp"
@@ -354,10 +355,7 @@ Result<int> run_bench(const BenchOptions& o) {
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << doc.dump(2) << "\n";
-    f.close();
-    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--json", o.json, doc.dump(2) + "\n"));
   }
   if (!o.machine_out.empty()) {  // the calibration ltt simulate reads
     auto m = fit_machine(doc);
@@ -483,10 +481,7 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
                              {"own_gpus", info->own_gpus}, {"device_fences", info->device_fences}, {"reps", o.reps},
                              {"peer_memory", o.peer_memory},
                              {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}, {"allreduce", bws}, {"crossover", cross}};
-    std::ofstream f(o.json);
-    f << doc.dump(2) << "\n";
-    f.close();
-    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--json", o.json, doc.dump(2) + "\n"));
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 // Case files: make_case() and load_case().
 #include "casefile.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "report.hpp"
@@ -72,8 +74,11 @@ Result<LoadedCase> case_from_metadata(const SafeTensors& st, const std::string& 
   p.eps = std::strtod(eps.c_str(), &end);
   if (eps.empty() || *end != 0) return LTT_USAGE(file, ": __metadata__ 'eps' = '", eps, "' is not a number");
   const std::string seed = get("seed");
+  errno = 0;
   p.seed = std::strtoull(seed.c_str(), &end, 10);
-  if (seed.empty() || *end != 0) return LTT_USAGE(file, ": __metadata__ 'seed' = '", seed, "' is not an unsigned integer");
+  // Digits only: strtoull would take "-1" (as 2^64 - 1), "+5" and " 0".
+  if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos || *end != 0 || errno == ERANGE)
+    return LTT_USAGE(file, ": __metadata__ 'seed' = '", seed, "' is not an unsigned 64-bit integer (digits only)");
   auto dist = parse_dist(get("dist"));
   if (!dist) return LTT_USAGE(file, ": __metadata__ 'dist' = '", get("dist"), "': use realistic, exact or adversarial");
   p.dist = *dist;
@@ -88,12 +93,19 @@ Result<LoadedCase> case_from_metadata(const SafeTensors& st, const std::string& 
   }
   if (Status s = validate(p); !s.ok()) return LTT_USAGE(file, ": the metadata describe an impossible case: ", s.error().message);
   std::string tiers = get("tiers");
-  for (size_t i = 0; i < tiers.size(); ++i) {
-    if (tiers[i] == ',') continue;
-    if (tiers[i] < '0' || tiers[i] > '4' || (i + 1 < tiers.size() && tiers[i + 1] != ','))
-      return LTT_USAGE(file, ": __metadata__ 'tiers' = '", tiers, "' is not a comma list of tiers 0..4");
-    c.tiers.push_back(tiers[i] - '0');
+  // "1", "0,2,4": digits 0..4 alternating with single commas, none twice.
+  bool good = !tiers.empty() && tiers.size() % 2 == 1;
+  for (size_t i = 0; good && i < tiers.size(); ++i) {
+    if (i % 2 == 1) {
+      good = tiers[i] == ',';
+      continue;
+    }
+    const int k = tiers[i] - '0';
+    good = k >= 0 && k <= 4 && std::find(c.tiers.begin(), c.tiers.end(), k) == c.tiers.end();
+    if (good) c.tiers.push_back(k);
   }
+  if (!good)
+    return LTT_USAGE(file, ": __metadata__ 'tiers' = '", tiers, "' is not a comma list of distinct tiers 0..4 (e.g. '1' or '0,2')");
   return c;
 }
 

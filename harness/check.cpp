@@ -29,6 +29,7 @@
 #include "bf16.hpp"
 #include "compare.hpp"
 #include "flags.hpp"
+#include "golden.hpp"
 #include "inputs.hpp"
 #include "mpi_comm.hpp"
 #include "reference.hpp"
@@ -58,11 +59,6 @@ void inject_fault(const std::string& what, const std::string& stage) {
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
-std::vector<int> default_tokens(int tier) {
-  if (tier == 0) return {1, 5, 33, 128};
-  return {1, 5, 33, 128, 256, 257, 2048};
-}
-
 // The backend's GEMMs back on ltt's own path when a case's runs end, however they end.
 struct GemmAlgoReset {
   ~GemmAlgoReset() { gpu::use_gemm_algo(-1); }
@@ -78,6 +74,11 @@ std::string cuda_env_prefix() {
 }
 
 }  // namespace
+
+std::vector<int> default_tokens(int tier) {
+  if (tier == 0) return {1, 5, 33, 128};
+  return {1, 5, 33, 128, 256, 257, 2048};
+}
 
 Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::vector<std::string>& list) {
   std::vector<int> out;
@@ -165,6 +166,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       return LTT_USAGE("--mutant '", o.mutant, "' does not exist: use one of ", names, " (ltt mutants --list)");
     }
     member.mut = d->m;
+    for (int T : o.tp)
+      if (T < d->min_tp)
+        return LTT_USAGE("--mutant ", o.mutant, " is a bug only at T >= ", d->min_tp, " (below, it is the correct code or names a rank "
+                         "that is not there): leave T = ", T, " out of --tp");
     if (cuda && !gpu::supported_mutant(d->m))
       return LTT_USAGE("--mutant ", o.mutant, ": the cuda backend cannot plant it (ltt mutants --backend cuda runs those it can)");
     if (d->m == Mutant::gemm_round_then_add && !o.gemm_algos.empty())
@@ -211,6 +216,19 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       }
     }
   if (sets.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
+  if (!o.mutant.empty()) {  // a mutant no selected case carries would pass unseen: refused, as ltt mutants skips it
+    const MutantDef* d = find_mutant(o.mutant);
+    bool carried = false;
+    for (const auto& set : sets)
+      for (int tier : set.tiers)
+        carried |= set.p.T >= d->min_tp && std::find(d->tiers.begin(), d->tiers.end(), tier) != d->tiers.end();
+    if (!carried) {
+      std::string tiers;
+      for (int k : d->tiers) tiers += cat(tiers.empty() ? "" : ",", k);
+      return LTT_USAGE("--mutant ", o.mutant, " acts on tiers ", tiers, d->min_tp > 1 ? cat(" at T >= ", d->min_tp) : std::string(),
+                       ": no selected case is one, so it could not show (select such a case with --tier and --tp)");
+    }
+  }
   {
     std::vector<Problem> ps;
     for (const Set& st : sets) ps.push_back(st.p);
@@ -443,8 +461,12 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             std::error_code ec;
             std::filesystem::create_directories(o.dump_dir, ec);
             if (ec) return LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message());
-            res.dump = cat(o.dump_dir, "/tier", tier, "_T", p.T, "_M", p.M, "_", name(p.dist), "_seed", p.seed,
-                           vseed ? cat("_variant", *vseed) : std::string(),
+            // The case file's own name (dims, T, M, dist, seed, algo, norm, eps) after the tier, then
+            // what made this output: runs that differ in any of these never share a file.
+            std::string stem = case_file_name(p, {tier}, CaseContract{contract.algo, contract.norm});
+            stem.resize(stem.size() - std::string(".safetensors").size());
+            res.dump = cat(o.dump_dir, "/tier", tier, "_", stem, o.mutant.empty() ? std::string() : cat("_mutant-", o.mutant),
+                           o.plant.empty() ? std::string() : cat("_plant-", o.plant), vseed ? cat("_variant", *vseed) : std::string(),
                            member_run.gemm_algo >= 0 ? cat("_gemm-algo", member_run.gemm_algo) : std::string(), ".safetensors");
             LTT_TRY(write_safetensors(res.dump, st));
           }

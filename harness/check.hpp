@@ -80,6 +80,8 @@ struct CaseResult;
 Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::vector<std::string>& list);
 // The path of the running binary (for reproduce lines).
 std::string self_path();
+// The token counts ltt check runs when --tokens is not given (tier 0: up to 128).
+std::vector<int> default_tokens(int tier);
 // With `results`, every case's result is appended there too.
 Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResult>* results = nullptr);
 

@@ -62,7 +62,9 @@ std::optional<int> int_in(const std::string& s, long lo, long hi, std::string& w
   unsigned long long v = 0;
   const bool neg = !s.empty() && s[0] == '-';
   if (!parse_digits(neg ? s.substr(1) : s, v)) {
-    why = "is not an integer";
+    const std::string digits = neg ? s.substr(1) : s;
+    const bool all_digits = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+    why = all_digits ? cat("is out of range: use ", lo, "..", hi) : std::string("is not an integer");
     return std::nullopt;
   }
   const double x = neg ? -static_cast<double>(v) : static_cast<double>(v);
@@ -119,7 +121,9 @@ Result<double> real(const std::string& flag, const std::string& s, double lo, do
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (*end != 0 || end == s.c_str()) return LTT_USAGE(quoted(flag, s), " is not a number");
-  if (!std::isfinite(v) || errno == ERANGE) return LTT_USAGE(quoted(flag, s), " is not a finite number");
+  if (!std::isfinite(v)) return LTT_USAGE(quoted(flag, s), " is not a finite number");
+  if (errno == ERANGE)  // finite but past double's range or below its normal numbers
+    return LTT_USAGE(quoted(flag, s), " is out of range: use ", lo_open ? "(" : "[", lo, ", ", hi, "]");
   if (v < lo || v > hi || (lo_open && v == lo))
     return LTT_USAGE(quoted(flag, s), " is out of range: use ", lo_open ? "(" : "[", lo, ", ", hi, "]");
   return v;
@@ -152,7 +156,7 @@ Result<std::vector<Dist>> dists(const std::string& flag, const std::string& s) {
 
 Result<Dims> dims(const std::string& flag, const std::string& s) {
   auto d = parse_dims(s);
-  if (!d.ok()) return LTT_USAGE(flag, " ", d.error().message);
+  if (!d.ok()) return LTT_USAGE(flag, " ", d.error().message.substr(d.error().message.rfind("dims ", 0) == 0 ? 5 : 0));
   return d;
 }
 
@@ -250,8 +254,16 @@ Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& 
       const auto& [fa, a] = flag_paths[i];
       const auto& [fb, b] = flag_paths[j];
       if (a.empty() || b.empty()) continue;
-      std::error_code ec;
-      const bool same = fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+      // Absolute first: weakly_canonical leaves a relative path that does not
+      // exist yet as it is, so "q.json" and "$PWD/q.json" would compare unequal.
+      auto full = [](const std::string& p) {
+        std::error_code ec;
+        fs::path abs = fs::absolute(p, ec);
+        if (ec) abs = fs::path(p);
+        const fs::path c = fs::weakly_canonical(abs, ec);
+        return ec ? abs.lexically_normal() : c;
+      };
+      const bool same = full(a) == full(b);
       if (same) return LTT_USAGE(fa, " and ", fb, " name the same file (", a, "): give each its own");
     }
   return {};

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "flags.hpp"
 #include "html.hpp"
@@ -88,6 +89,8 @@ Result<SafeTensors> build_case(const Problem& p, const std::vector<int>& tiers, 
 namespace {
 
 Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return LTT_USAGE(path, ": is a directory, not a manifest: move it away");
   std::ifstream f(path);
   if (!f) {
     if (must_exist) return LTT_USAGE(path, ": cannot read the manifest (does the directory hold a golden set?)");
@@ -97,10 +100,20 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
     nlohmann::json j = nlohmann::json::parse(f);
     if (!j.is_object() || !j.contains("files") || !j["files"].is_array())
       return LTT_USAGE(path, ": not a manifest (an object with a 'files' array)");
-    for (const auto& e : j["files"])
+    for (const auto& e : j["files"]) {
       if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("sha256") ||
           !e["sha256"].is_string() || !e.contains("metadata") || !e["metadata"].is_object())
         return LTT_USAGE(path, ": an entry lacks file, sha256 or metadata: ", e.dump());
+      const std::string file = e["file"];
+      // A plain file name in the manifest's own directory: a path would
+      // reach (and, for golden, write) outside it.
+      if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos || file.find('\0') != std::string::npos)
+        return LTT_USAGE(path, ": entry file '", file, "' is not a file name in the manifest's directory");
+      if (e.contains("committed") && !e["committed"].is_boolean())
+        return LTT_USAGE(path, ": ", file, ": 'committed' is ", e["committed"].dump(), ": it must be true or false");
+      if (e.contains("bytes") && !(e["bytes"].is_number_unsigned() || (e["bytes"].is_number_integer() && e["bytes"].get<long long>() >= 0)))
+        return LTT_USAGE(path, ": ", file, ": 'bytes' is ", e["bytes"].dump(), ": it must be a whole number of bytes");
+    }
     return j;
   } catch (const std::exception& ex) {
     return LTT_USAGE(path, ": not valid JSON: ", ex.what());
@@ -409,20 +422,33 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     }
     auto c = case_from_metadata(meta, cat(mpath, ": ", file));
     if (!c.ok()) return c.error();
-    auto regen = build_case(c->in.p, c->tiers, c->contract);
-    if (!regen.ok()) return regen.error();
-    std::string problem;
     const std::string path = cat(dir, "/", file);
+    // A committed file carries its own metadata: an entry that says otherwise
+    // is the manifest's drift, said before anything is regenerated from it.
+    std::optional<SafeTensors> disk;
+    std::string problem;
     if (committed) {
-      auto disk = read_safetensors(path);
-      if (!disk.ok()) return disk.error();
+      auto d = read_safetensors(path);
+      if (!d.ok()) return d.error();
+      disk = std::move(*d);
+      for (const auto& [k, v] : meta.metadata)
+        if (k != "ltt_version" && (!disk->metadata.count(k) || disk->metadata.at(k) != v)) {
+          problem = cat("the manifest's metadata say ", k, " = '", v, "', the file's __metadata__ ",
+                        disk->metadata.count(k) ? cat("'", disk->metadata.at(k), "'") : std::string("has none"));
+          break;
+        }
+    }
+    if (problem.empty()) LTT_TRY(flags::fits_in_memory({c->in.p}, "regress"));
+    auto regen = problem.empty() ? build_case(c->in.p, c->tiers, c->contract) : Result<SafeTensors>(SafeTensors{});
+    if (!regen.ok()) return regen.error();
+    if (problem.empty() && committed) {
       problem = first_difference(*regen, *disk);
       if (problem.empty()) {
         auto sha = sha256_file(path);
         if (!sha.ok()) return sha.error();
         if (*sha != e["sha256"].get<std::string>()) problem = cat("the file's SHA-256 ", *sha, " is not the manifest's ", std::string(e["sha256"]));
       }
-    } else {
+    } else if (problem.empty()) {
       Temporary tmp(0);
       LTT_TRY(tmp.track(cat(dir, "/.", file, ".regress.", getpid())));
       LTT_TRY(write_safetensors_in_place(tmp.path(), *regen));

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "outfile.hpp"
 #include "table.hpp"
 
 namespace ltt {
@@ -99,13 +100,7 @@ std::string hist_svg(const std::array<size_t, 4>& h) {
 }
 
 // The page into `path`; the OS's reason when it cannot be written.
-Status save(const std::string& path, const std::string& page) {
-  std::ofstream f(path);
-  f << page;
-  f.close();
-  if (!f) return LTT_USAGE("cannot write --html ", path, ": ", std::strerror(errno));
-  return {};
-}
+Status save(const std::string& path, const std::string& page) { return write_text_file("--html", path, page); }
 
 }  // namespace
 

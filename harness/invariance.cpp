@@ -13,6 +13,7 @@
 
 #include "backend.hpp"
 #include "compare.hpp"
+#include "outfile.hpp"
 #include "reference.hpp"
 #include "table.hpp"
 #include "flags.hpp"
@@ -248,14 +249,12 @@ Result<int> run_invariance(const CheckOptions& o) {
   std::printf("# Non-deterministic runs : %zu %s\n", nondeterministic, nondeterministic == 0 ? "OK" : "FAILED");
   std::printf("# wall %.1f s\n", now_seconds() - wall0);
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << nlohmann::json{{"ltt_version", "0.1.0"}, {"command", o.command},
-                        {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}},
-                        {"nondeterministic_runs", nondeterministic}}
-             .dump(2)
-      << "\n";
-    f.close();  // the OS reports a failed write (a full disk) at the flush
-    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--json", o.json,
+                            nlohmann::json{{"ltt_version", "0.1.0"}, {"command", o.command},
+                                           {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}},
+                                           {"nondeterministic_runs", nondeterministic}}
+                                    .dump(2) +
+                                "\n"));
   }
   return nondeterministic == 0 ? 0 : 1;
 }

@@ -15,10 +15,14 @@
 // checked before any work. Exit codes: 0 pass, 1 numerical failure, 2 bad
 // input or usage (also: ran nothing, out of memory).
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <new>
 #include <string>
 #include <thread>
@@ -133,7 +137,7 @@ int main(int argc, char** argv) {
   add(self, "--tokens", st.tokens, token_list, "token counts M, comma-separated")->default_str(join(st.tokens));
   add(self, "--dist", st.dists, flags::dists, "realistic, adversarial, exact (comma-separated) or all")->default_str("all");
   add(self, "--seed", st.seed, flags::u64, "input seed (0..2^64-1)")->default_str("0");
-  add(self, "--eps", st.eps, eps_value, "RMSNorm eps, in (0, 1]")->default_str("1e-06");
+  add(self, "--eps", st.eps, eps_value, "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)")->default_str("1e-06");
   add(self, "--algo", st.algo, optional_algo, "one-shot or ring: override every tier's declared reduction algorithm");
   self->add_flag("--bench", st.bench,
                  "then time the reference at k3 sizes, T 16, M 128 (all tiers, both modes) and its GEMM rate beside "
@@ -159,7 +163,7 @@ int main(int argc, char** argv) {
   add(check, "--dims", ck.dims, flags::dims, "k3 (H 7168, L 3584), small (H 256, L 128) or H,L")->default_str("k3");
   add(check, "--dist", ck.dists, flags::dists, "realistic, exact, adversarial (comma-separated) or all")->default_str("all");
   add(check, "--seed", ck.seed, flags::u64, "input seed (0..2^64-1)")->default_str("0");
-  add(check, "--eps", ck.eps, eps_value, "RMSNorm eps, in (0, 1]")->default_str("1e-06");
+  add(check, "--eps", ck.eps, eps_value, "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)")->default_str("1e-06");
   add(check, "--backend", ck.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
       "cpu (the per-rank pipelines in Eigen) or cuda (the CUDA implementation: all T ranks as fake ranks on one GPU; under "
       "mpirun -np P, T/P ranks per process on the node's GPUs in turn, each output also compared bit for bit with the "
@@ -184,7 +188,7 @@ int main(int argc, char** argv) {
       "write a self-contained HTML report: the summary table and, per failing case, heatmaps over (token x hidden column) "
       "of the distance to the admissible set, of error/bound and of where ranks differ, shard edges marked");
   check->add_flag("--html-all", ck.html_all, "heatmaps for every case in the HTML report, not only the failing ones");
-  add(check, "--timeout", ck.timeout, [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1e6, true); },
+  add(check, "--timeout", ck.timeout, [](const std::string& f, const std::string& s) { return flags::real(f, s, 0.1, 1e6); },
       "seconds without progress before the run is ended, naming the rank")->default_str("300");
   add(check, "--ulp-max", ck.ulp_max, ulp_max_value,
       "also require every element within this many ULPs of the emulated reference (off by default: for an "
@@ -253,6 +257,8 @@ int main(int argc, char** argv) {
           const size_t c = s.find(',', a);
           std::string n = s.substr(a, c == std::string::npos ? std::string::npos : c - a);
           if (!ltt::find_mutant(n)) return LTT_USAGE(f, " '", s, "': '", n, "' is not a mutant (ltt mutants --list)");
+          if (std::find(names.begin(), names.end(), n) != names.end())
+            return LTT_USAGE(f, " '", s, "': '", n, "' is given twice");
           names.push_back(n);
           if (c == std::string::npos) return names;
           a = c + 1;
@@ -279,7 +285,7 @@ int main(int argc, char** argv) {
   add(golden, "--dims", go.sel.dims, flags::dims, "k3, small or H,L")->default_str("small");
   add(golden, "--dist", go.sel.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
   add(golden, "--seed", go.sel.seed, flags::u64, "input seed")->default_str("0");
-  add(golden, "--eps", go.sel.eps, eps_value, "RMSNorm eps, in (0, 1]")->default_str("1e-06");
+  add(golden, "--eps", go.sel.eps, eps_value, "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)")->default_str("1e-06");
   add(golden, "--algo", go.sel.algo, optional_algo, "reduction algorithm of the expected outputs: one-shot (default) or ring");
   add(golden, "--norm", go.norm,
       [](const std::string& f, const std::string& s) -> ltt::Result<std::optional<ltt::NormOrder>> {
@@ -400,8 +406,11 @@ int main(int argc, char** argv) {
   std::map<std::string, double> what_if_values;
   for (const auto& [flag, field] : what_if) {
     (void)field;
-    add(simulate, flag, what_if_values[flag], [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1e9, true); },
-        "what-if: replace the machine file's figure");
+    // A rate below 1e-3 GB/s or a latency of 0 is no machine's (check_machine).
+    const bool rate = std::string(flag).find("GBps") != std::string::npos;
+    add(simulate, flag, what_if_values[flag],
+        [rate](const std::string& f, const std::string& s) { return rate ? flags::real(f, s, 1e-3, 1e9) : flags::real(f, s, 0, 1e9, true); },
+        rate ? "what-if: replace the machine file's figure (GB/s, 0.001 to 1e9)" : "what-if: replace the machine file's figure (us, up to 1e9)");
   }
   add(simulate, "--collective", so.m.collective,
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ring", "tree", "one-shot"}); },
@@ -418,6 +427,21 @@ int main(int argc, char** argv) {
       if (flags::launched_rank() != 0) return 2;
       std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify, selftest, bench or simulate (ltt --help)\n", argv[1]);
       return 2;
+    }
+  }
+  // A flag given twice: said plainly (CLI11 says "At Most 1 required but received 2").
+  {
+    std::set<std::string> seen;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--") break;
+      if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+      const std::string name = a.substr(0, a.find('='));
+      if (!seen.insert(name).second) {
+        if (flags::launched_rank() != 0) return 2;
+        std::fprintf(stderr, "ltt: %s is given twice: give it once (a list is one value, comma-separated: --tp 8,16)\n", name.c_str());
+        return 2;
+      }
     }
   }
   try {
@@ -446,6 +470,8 @@ int main(int argc, char** argv) {
       return r.ok() ? *r : fail(r.error());
     }
     if (verify->parsed()) {
+      if (vo.report.html_all && vo.report.html.empty())
+        return fail(LTT_USAGE("--html-all draws every case in the --html report: give --html FILE too"));
       if (refuse_under_mpirun("verify")) return 2;
       for (const auto& [f, p] : {std::pair{"--json", vo.report.json}, std::pair{"--markdown", vo.report.markdown},
                                  std::pair{"--html", vo.report.html}}) {
@@ -460,8 +486,10 @@ int main(int argc, char** argv) {
       return r.ok() ? *r : fail(r.error());
     }
     if (bench->parsed()) {
-      if (!bo.json.empty())
-        if (auto s = flags::writable_file("--json", bo.json); !s.ok()) return fail(s.error());
+      for (const auto& [f, p] : {std::pair{"--json", bo.json}, std::pair{"--machine-out", bo.machine_out}})
+        if (!p.empty())
+          if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
+      if (auto s = flags::distinct_outputs({{"--json", bo.json}, {"--machine-out", bo.machine_out}}); !s.ok()) return fail(s.error());
       bo.command = command;
       if (flags::launched_processes() > 1) {  // real ranks: every process times its own
         // What every process finds alike is said once, before MPI starts.
@@ -483,27 +511,50 @@ int main(int argc, char** argv) {
     }
     if (simulate->parsed()) {
       so.command = command;
+      if (!so_machine_out.empty() && so_fit.empty())
+        return fail(LTT_USAGE("--machine-out is where --fit writes the machine it fits: give --fit BENCH.json too"));
       if (!so_fit.empty()) {
         if (so_machine_out.empty()) return fail(LTT_USAGE("--fit needs --machine-out FILE"));
+        // --fit only fits: flags of a simulation would be ignored, so they are refused.
+        for (const char* f : {"--tp", "--tokens", "--dims", "--machine", "--fake", "--check", "--json", "--svg", "--collective",
+                              "--gpus-per-node", "--copy-GBps", "--link-GBps", "--link-us", "--nccl-us", "--net-GBps", "--net-us"})
+          if (simulate->count(f))
+            return fail(LTT_USAGE("--fit writes a machine file and simulates nothing: it does not take ", f,
+                                  " (run ltt simulate --machine ", so_machine_out, " ", f, " ... afterwards)"));
+        if (auto s = flags::writable_file("--machine-out", so_machine_out); !s.ok()) return fail(s.error());
+        {
+          std::vector<std::string> inputs;
+          for (size_t a = 0, c;; a = c + 1) {
+            c = so_fit.find(',', a);
+            inputs.push_back(so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a));
+            if (c == std::string::npos) break;
+          }
+          if (auto s = flags::not_an_input("--machine-out", so_machine_out, inputs); !s.ok()) return fail(s.error());
+        }
         // The first file fits the machine; the others (other T) add their shard GEMMs.
         std::optional<ltt::Machine> m;
         for (size_t a = 0, c;; a = c + 1) {
           c = so_fit.find(',', a);
           const std::string file = so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a);
           std::ifstream f(file);
-          if (!f) return fail(LTT_USAGE("--fit ", file, ": cannot read it"));
+          if (file.empty()) return fail(LTT_USAGE("--fit '", so_fit, "': an empty file name in the list"));
+          if (!f) return fail(LTT_USAGE("--fit ", file, ": cannot read it: ", std::strerror(errno)));
           nlohmann::json b;
           try {
             b = nlohmann::json::parse(f);
           } catch (const std::exception& e) {
             return fail(LTT_USAGE("--fit ", file, ": not JSON: ", e.what()));
           }
+          auto named = [&file](ltt::Error e) {  // which of the files it was
+            e.message = ltt::cat("--fit ", file, ": ", e.message);
+            return e;
+          };
           if (!m) {
             auto fm = ltt::fit_machine(b);
-            if (!fm.ok()) return fail(fm.error());
+            if (!fm.ok()) return fail(named(fm.error()));
             m = *fm;
           } else if (auto s = ltt::add_shard_gemms(*m, b); !s.ok()) {
-            return fail(s.error());
+            return fail(named(s.error()));
           }
           if (c == std::string::npos) break;
         }
@@ -521,6 +572,14 @@ int main(int argc, char** argv) {
       for (const auto& [flag, field] : what_if)
         if (simulate->count(flag)) *field = what_if_values[flag];
       if (simulate->count("--gpus-per-node")) so.m.gpus_per_node = gpus_per_node;
+      if (auto s = ltt::check_machine(so.m, so.machine.empty() ? std::string("the built-in machine with the what-if flags")
+                                                                : ltt::cat(so.machine, " with the what-if flags"));
+          !s.ok())
+        return fail(s.error());
+      if (!so.check.empty())
+        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg"})
+          if (simulate->count(f))
+            return fail(LTT_USAGE("--check compares with the bench file's own T, M and dims (fake ranks): it does not take ", f));
       for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}})
         if (!p.empty())
           if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
@@ -551,6 +610,7 @@ int main(int argc, char** argv) {
       return r.ok() ? *r : fail(r.error());
     }
     if (check->parsed()) {
+      if (ck.html_all && ck.html.empty()) return fail(LTT_USAGE("--html-all draws every case in the --html report: give --html FILE too"));
       ck.command = command;
       if (ck.plant == "hang") {  // the older spelling of --inject hang --inject-rank 1
         if (check->count("--inject")) return fail(LTT_USAGE("--plant hang and --inject: give one fault"));

@@ -13,6 +13,7 @@
 
 #include "cuda_backend.hpp"
 #include "member.hpp"
+#include "outfile.hpp"
 #include "report.hpp"
 #include "table.hpp"
 
@@ -51,6 +52,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   }
   t.header();
   size_t missed = 0, gate_missed = 0, n = 0;
+  std::string skipped;  // mutants no selected case can carry
+  std::string why_missed;  // what cases would show the missed mutants that need particular ones
   std::string flagged;  // mutants some of whose cases look like missing rounding points (none expected)
   std::string flagged_product;  // mutants some of whose cases hold the GEMM's output rounded before the add (gemm-round-then-add alone expected)
   nlohmann::json jm = nlohmann::json::array();
@@ -69,6 +72,23 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     for (int tier : d.tiers)
       if (std::find(o.tiers.begin(), o.tiers.end(), tier) != o.tiers.end()) c.tiers.push_back(tier);
     if (c.tiers.empty()) continue;
+    // Below its least T the mutant is the correct code (or names a rank that
+    // is not there): those T are left out, and a mutant with no case left
+    // is said and skipped, not counted as missed.
+    c.tp.clear();
+    for (int T : o.tp)
+      if (T >= d.min_tp) c.tp.push_back(T);
+    std::vector<int> runnable;
+    for (int tier : c.tiers)
+      for (int T : c.tp)
+        for (int M : o.tokens.empty() ? default_tokens(1) : o.tokens)
+          if (validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok() &&
+              std::find(runnable.begin(), runnable.end(), tier) == runnable.end())
+            runnable.push_back(tier);
+    if (runnable.empty()) {
+      skipped += cat(skipped.empty() ? "" : "; ", d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
+      continue;
+    }
     std::vector<CaseResult> res;
     auto r = run_check(c, comm, &res);
     if (!r.ok()) return r.error();
@@ -89,6 +109,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     const bool ok = caught > 0;
     ++n;
     missed += ok ? 0 : 1;
+    if (!ok && d.needs) why_missed += cat("#   ", d.name, " shows only on ", d.needs, "\n");
     if (looks_unrounded) flagged += cat(flagged.empty() ? "" : ", ", d.name, " (", looks_unrounded, " cases)");
     if (looks_product_rounded)
       flagged_product += cat(flagged_product.empty() ? "" : ", ", d.name, " (", looks_product_rounded, " of ", res.size(), " cases)");
@@ -101,8 +122,11 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
                   {"gate_caught_cases", gate}, {"missing_rounding_points_cases", looks_unrounded},
                   {"product_rounded_first_cases", looks_product_rounded}, {"caught", ok}});
   }
-  if (n == 0) return LTT_USAGE("no mutant applies to the selected tiers");
+  if (n == 0)
+    return LTT_USAGE("no mutant applies to the selected tiers and shapes", skipped.empty() ? "" : cat(" (", skipped, ")"));
+  if (!skipped.empty()) std::printf("# not run, no selected case can carry them: %s\n", skipped.c_str());
   std::printf("# Mutants caught : %zu of %zu %s\n", n - missed, n, missed == 0 ? "OK" : "FAILED");
+  if (!why_missed.empty()) std::printf("# the selected cases cannot show every mutant:\n%s", why_missed.c_str());
   std::printf("# the production gate catches %zu of %zu (it misses %zu); wall %.1f s\n", n - gate_missed, n, gate_missed,
               now_seconds() - wall0);
   std::printf("# said to look computed without the intermediate roundings (the truth rounded once): %s\n",
@@ -110,14 +134,12 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   std::printf("# said to hold the GEMM's output rounded before its addend was added: %s\n",
               flagged_product.empty() ? "no mutant" : flagged_product.c_str());
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}}.dump(2) << "\n";
-    f.close();  // the OS reports a failed write (a full disk) at the flush
-    if (!f) {
+    const std::string text =
+        nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}}.dump(2) + "\n";
+    if (auto s = write_text_file("--json", o.json, text); !s.ok()) {
       // A missed mutant's exit 1 wins over the report's exit 2; both are said.
-      Error e = LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
-      if (missed == 0) return e;
-      std::fprintf(stderr, "ltt: %s\n", e.describe().c_str());
+      if (missed == 0) return s.error();
+      std::fprintf(stderr, "ltt: %s\n", s.error().describe().c_str());
     }
   }
   return missed == 0 ? 0 : 1;

@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "html.hpp"
+#include "outfile.hpp"
 #include "inputs.hpp"
 
 namespace ltt {
@@ -385,13 +387,10 @@ Status Report::finish(double wall_seconds) {
                             {"case_file", r.dump}});
     }
     j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
-    std::ofstream f(o_.json);
-    f << j.dump(2) << "\n";
-    f.close();  // the OS reports a failed write (a full disk) at the flush
-    if (!f) return LTT_USAGE("cannot write --json ", o_.json, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--json", o_.json, j.dump(2) + "\n"));
   }
   if (!o_.markdown.empty()) {
-    std::ofstream f(o_.markdown);
+    std::ostringstream f;
     f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
       << results_.size() << " cases, " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: `"
       << o_.command << "`\n\n"
@@ -409,8 +408,7 @@ Status Report::finish(double wall_seconds) {
              for (const auto& x : r.failed_checks()) c += (c.empty() ? "" : ", ") + x;
              return c;
            }(), ")")) << " |\n";
-    f.close();
-    if (!f) return LTT_USAGE("cannot write --markdown ", o_.markdown, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--markdown", o_.markdown, f.str()));
   }
   if (!o_.html.empty()) LTT_TRY(write_html(o_.html, title_, o_.command, results_, wall_seconds));
   return {};

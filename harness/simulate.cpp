@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
 
 #include "machine_default.hpp"
+#include "outfile.hpp"
 #include "table.hpp"
 
 namespace ltt {
@@ -120,6 +122,12 @@ double predict_us(const Machine& m, int tier, Dims d, int T, int M, bool fake) {
 
 namespace {
 
+// A key of the shard table: a whole number written plainly ("896"), else -1.
+int whole(const std::string& k) {
+  if (k.empty() || k.size() > 9 || k.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(k);
+}
+
 Result<Machine> parse_machine(const std::string& text, const std::string& path) {
   try {
     const auto j = nlohmann::json::parse(text);
@@ -136,11 +144,28 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
       *field = j[key].get<double>();
       if (!(*field > 0) || !std::isfinite(*field)) return LTT_USAGE(path, ": '", key, "' must be a finite number > 0");
     }
-    m.gpus_per_node = j.value("gpus_per_node", 8);
-    if (j.contains("gemm_shard_us"))
-      for (const auto& [n, row] : j["gemm_shard_us"].items())
-        for (const auto& [M, us] : row.items()) m.gemm_shard_us[std::stoi(n)][std::stoi(M)] = us.get<double>();
-    if (m.gpus_per_node < 1) return LTT_USAGE(path, ": 'gpus_per_node' must be >= 1");
+    if (j.contains("gpus_per_node")) {
+      const auto& g = j["gpus_per_node"];
+      if (!g.is_number_integer() || g.get<long long>() < 1 || g.get<long long>() > 1000000)
+        return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to 1000000 (it is ", g.dump(), ")");
+      m.gpus_per_node = g.get<int>();
+    }
+    if (j.contains("gemm_shard_us")) {
+      if (!j["gemm_shard_us"].is_object())
+        return LTT_USAGE(path, ": 'gemm_shard_us' must be an object: shard width -> {M -> us}");
+      for (const auto& [n, row] : j["gemm_shard_us"].items()) {
+        const int w = whole(n);
+        if (w < 1 || !row.is_object())
+          return LTT_USAGE(path, ": 'gemm_shard_us' key '", n, "' must be a shard width (a whole number >= 1) holding {M -> us}");
+        for (const auto& [M, us] : row.items()) {
+          const int t = whole(M);
+          if (t < 1 || !us.is_number() || !(us.get<double>() > 0) || !std::isfinite(us.get<double>()))
+            return LTT_USAGE(path, ": 'gemm_shard_us' ", n, " -> '", M, "': want a token count >= 1 and a finite time > 0 us");
+          m.gemm_shard_us[w][t] = us.get<double>();
+        }
+      }
+    }
+    LTT_TRY(check_machine(m, path));
     return m;
   } catch (const std::exception& e) {
     return LTT_USAGE(path, ": not a machine file (JSON): ", e.what());
@@ -149,7 +174,31 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
 
 }  // namespace
 
+// Bounds wide enough for any GPU and link and narrow enough that every
+// prediction stays a finite number of microseconds: rates from 1e-3 (GB/s,
+// TFLOP/s) to 1e9, latencies up to 1e9 us, efficiencies up to 100 (a fitted
+// one can pass 1 where a kernel ran from the L2).
+Status check_machine(const Machine& m, const std::string& what) {
+  for (auto [key, v] : std::vector<std::pair<const char*, double>>{
+           {"copy_GBps", m.copy_GBps}, {"gemm_TFLOPs", m.gemm_TFLOPs}, {"link_GBps", m.link_GBps}, {"net_GBps", m.net_GBps}})
+    if (!(v >= 1e-3 && v <= 1e9)) return LTT_USAGE(what, ": '", key, "' is ", v, ": a rate must lie in [0.001, 1e9]");
+  for (auto [key, v] : std::vector<std::pair<const char*, double>>{{"launch_us", m.launch_us}, {"gemm_floor_us", m.gemm_floor_us},
+                                                                   {"link_us", m.link_us}, {"nccl_us", m.nccl_us}, {"net_us", m.net_us}})
+    if (!(v > 0 && v <= 1e9)) return LTT_USAGE(what, ": '", key, "' is ", v, ": a latency must lie in (0, 1e9] us");
+  for (auto [key, v] : std::vector<std::pair<const char*, double>>{{"elem_eff", m.elem_eff}, {"elem2d_eff", m.elem2d_eff},
+                                                                   {"gemm_mem_eff", m.gemm_mem_eff}, {"gemm_warm_eff", m.gemm_warm_eff}})
+    if (!(v >= 1e-6 && v <= 100)) return LTT_USAGE(what, ": '", key, "' is ", v, ": an efficiency must lie in [1e-6, 100]");
+  if (m.gpus_per_node < 1) return LTT_USAGE(what, ": 'gpus_per_node' is ", m.gpus_per_node, ": it must be >= 1");
+  for (const auto& [n, row] : m.gemm_shard_us)
+    for (const auto& [M, us] : row)
+      if (!(n >= 1 && M >= 1 && us > 0 && us <= 1e9))
+        return LTT_USAGE(what, ": 'gemm_shard_us' ", n, " -> ", M, " is ", us, " us: want a width and M >= 1 and (0, 1e9] us");
+  return {};
+}
+
 Result<Machine> load_machine(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return LTT_USAGE("--machine ", path, ": is a directory (give a machine file)");
   std::ifstream f(path);
   if (!f) return LTT_USAGE("--machine ", path, ": cannot read it: ", std::strerror(errno));
   std::stringstream text;
@@ -172,19 +221,22 @@ Status save_machine(const Machine& m, const std::string& path) {
   nlohmann::json jj = j;
   for (const auto& [n, row] : m.gemm_shard_us)
     for (const auto& [M, us] : row) jj["gemm_shard_us"][std::to_string(n)][std::to_string(M)] = us;
-  std::ofstream f(path);
-  f << jj.dump(2) << "\n";
-  f.close();
-  if (!f) return LTT_USAGE("cannot write ", path, ": ", std::strerror(errno));
-  return {};
+  return write_text_file("--machine-out", path, jj.dump(2) + "\n");
 }
 
 Status add_shard_gemms(Machine& m, const nlohmann::json& b) {
   try {
-    const int H = b.at("dims")[0].get<int>();
+    const long long H = b.at("dims")[0].get<long long>();
+    if (H < 1 || H > 1000000000) return LTT_USAGE("not ltt bench figures: dims [", H, ", ...]");
     for (const auto& r : b.at("rows"))
-      if (r.at("what") == "gemm-shard")
-        m.gemm_shard_us[H / r.at("tp").get<int>()][r.at("tokens").get<int>()] = r.at("median_us").get<double>();
+      if (r.at("what") == "gemm-shard") {
+        const long long T = r.at("tp").get<long long>(), M = r.at("tokens").get<long long>();
+        const double us = r.at("median_us").get<double>();
+        if (T < 1 || T > H || H % T != 0 || M < 1 || M > 1000000000 || !(us > 0) || !(us <= 1e9))
+          return LTT_USAGE("not ltt bench figures: a gemm-shard row has tp ", T, ", tokens ", M, ", median_us ", us,
+                           " (want T >= 1 dividing H ", H, ", M >= 1 and a time in (0, 1e9] us)");
+        m.gemm_shard_us[static_cast<int>(H / T)][static_cast<int>(M)] = us;
+      }
     return {};
   } catch (const std::exception& e) {
     return LTT_USAGE("not ltt bench figures: ", e.what());
@@ -225,6 +277,8 @@ Result<Machine> fit_machine(const nlohmann::json& b) {
     if (t1.empty()) return LTT_USAGE("the bench figures lack 'tier1-all' rows: run ltt bench with tier 1");
     const int T = t1.front()->at("tp").get<int>(), M = t1.front()->at("tokens").get<int>();
     const Dims d{b.at("dims")[0].get<int>(), b.at("dims")[1].get<int>()};
+    if (T < 1 || M < 1 || d.H < 1 || d.L < 1 || d.H % T != 0)
+      return LTT_USAGE("not ltt bench figures: tier1-all at T ", T, ", M ", M, ", dims ", d.H, ",", d.L);
     LTT_TRY(add_shard_gemms(m, b));
     m.gemm_warm_eff = 1.0;  // placeholder: predict with a free GEMM, then solve for it
     const double gemm_bytes = 2.0 * (static_cast<double>(M) * d.L + static_cast<double>(d.H) * d.L) + 4.0 * M * d.H;
@@ -232,6 +286,8 @@ Result<Machine> fit_machine(const nlohmann::json& b) {
     const double per_gemm = (us(t1.front()) - rest) / T;
     if (!(per_gemm > 0)) return LTT_USAGE("tier 1's measured time is below its modelled non-GEMM kernels: the model does not fit");
     m.gemm_warm_eff = std::min(1.0, gemm_bytes / (per_gemm * bw));
+    if (auto st = check_machine(m, "the machine fitted from these bench figures"); !st.ok())
+      return LTT_USAGE(st.error().message, " (are they ltt bench's own?)");
     return m;
   } catch (const std::exception& e) {
     return LTT_USAGE("not ltt bench figures: ", e.what());
@@ -285,7 +341,7 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
         const double t = predict_us(m, k, o.dims, T, M, o.fake);
         if (!std::isnan(t)) lo = std::min(lo, t), hi = std::max(hi, t);
       }
-    if (hi <= 0) continue;
+    if (hi <= 0 || !std::isfinite(lo) || !std::isfinite(hi)) continue;
     const double lx0 = std::log10(Ms.front()), lx1 = std::log10(std::max(Ms.back(), Ms.front() + 1));
     const double ly0 = std::floor(std::log10(lo)), ly1 = std::ceil(std::log10(hi));
     auto X = [&](double M) { return pad + (std::log10(M) - lx0) / (lx1 - lx0) * (W - 2 * pad); };
@@ -331,12 +387,25 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
     return LTT_USAGE("--check ", o.check, ": not JSON: ", e.what());
   }
   Dims d = o.dims;
-  if (b.contains("dims")) d = Dims{b["dims"][0].get<int>(), b["dims"][1].get<int>()};
   std::map<std::pair<int, int>, std::map<int, double>> meas;  // (T, M) -> tier -> us
-  for (const auto& r : b.at("rows")) {
-    const std::string w = r.at("what");
-    if (w.size() == 9 && w.rfind("tier", 0) == 0 && w.substr(5) == "-all")
-      meas[{r.at("tp").get<int>(), r.at("tokens").get<int>()}][w[4] - '0'] = r.at("median_us").get<double>();
+  try {
+    if (!b.is_object() || !b.contains("rows") || !b["rows"].is_array())
+      return LTT_USAGE("--check ", o.check, ": not ltt bench figures (no 'rows' list): give the --json of ltt bench");
+    if (b.contains("dims")) d = Dims{b["dims"].at(0).get<int>(), b["dims"].at(1).get<int>()};
+    if (d.H < 1 || d.L < 1) return LTT_USAGE("--check ", o.check, ": dims ", d.H, ",", d.L, " are not sizes");
+    for (const auto& r : b["rows"]) {
+      const std::string w = r.at("what");
+      if (w.size() == 9 && w.rfind("tier", 0) == 0 && w.substr(5) == "-all" && w[4] >= '0' && w[4] <= '4') {
+        const int T = r.at("tp").get<int>(), M = r.at("tokens").get<int>();
+        const double us = r.at("median_us").get<double>();
+        if (T < 1 || d.H % T != 0 || M < 1 || !(us > 0) || !std::isfinite(us))
+          return LTT_USAGE("--check ", o.check, ": row ", w, " has tp ", T, ", tokens ", M, ", median_us ", us,
+                           ": want T >= 1 dividing H, M >= 1 and a finite time > 0");
+        meas[{T, M}][w[4] - '0'] = us;
+      }
+    }
+  } catch (const std::exception& e) {
+    return LTT_USAGE("--check ", o.check, ": not ltt bench figures: ", e.what());
   }
   if (meas.empty()) return LTT_USAGE("--check ", o.check, ": no tierK-all rows to compare with");
   std::printf("# predicted fake-rank latency (all T ranks on one GPU) against ltt bench's measurement, %s\n", o.check.c_str());
@@ -383,6 +452,14 @@ Result<int> run_simulate(const SimulateOptions& o) {
   std::vector<int> Ms = o.tokens.empty() ? default_tokens() : o.tokens;
   std::sort(Ms.begin(), Ms.end());
   for (int T : o.tp) LTT_TRY(validate(make_problem(o.dims, T, 1, Dist::realistic, 0, 1e-6)));
+  // The machine's figures are bounded (check_machine); a prediction past 1e12
+  // us (11 days) or not finite still says the figures are not a machine's.
+  for (int T : o.tp)
+    for (int M : Ms)
+      for (int k = 0; k < kNumTiers; ++k)
+        if (const double t = predict_us(m, k, o.dims, T, M, o.fake); !std::isnan(t) && !(t > 0 && t <= 1e12))
+          return LTT_USAGE("the machine's figures predict ", t, " us for tier ", k, " at T ", T, ", M ", M,
+                           ": not a latency (check the machine file and the what-if flags)");
   std::printf("# ltt simulate: %s, dims H %d L %d; %s\n# machine: %s\n", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
               o.dims.H, o.dims.L, m.name.c_str(), o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str());
   std::printf("# copy %.0f GB/s, launch %.1f us, elementwise %.2f of copy, GEMM floor %.1f us / %.2f of copy / %.0f TFLOP/s; "
@@ -439,18 +516,14 @@ Result<int> run_simulate(const SimulateOptions& o) {
                   {"thresholds", {{"tier0_max_tokens", tier0_max}, {"shared_stream_tokens", tier1_max}}}});
   }
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name}, {"dims", {o.dims.H, o.dims.L}},
-                        {"tp", jt}}.dump(2)
-      << "\n";
-    f.close();
-    if (!f) return LTT_USAGE("cannot write --json ", o.json, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--json", o.json,
+                            nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name},
+                                           {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}}
+                                    .dump(2) +
+                                "\n"));
   }
   if (!o.svg.empty()) {
-    std::ofstream f(o.svg);
-    f << svg_plot(m, o, Ms);
-    f.close();
-    if (!f) return LTT_USAGE("cannot write --svg ", o.svg, ": ", std::strerror(errno));
+    LTT_TRY(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));
   }
   return 0;
 }

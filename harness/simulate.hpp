@@ -50,6 +50,10 @@ Result<Machine> load_machine(const std::string& path);
 // The built-in machine: bench/machines/h200.json as it was at build time.
 Machine default_machine();
 Status save_machine(const Machine& m, const std::string& path);
+// Every figure finite and in a range that keeps each prediction a finite
+// number of microseconds (a what-if of 3e-308 GB/s would give infinities);
+// `what` names the source in the message (a file, or the flags).
+Status check_machine(const Machine& m, const std::string& what);
 // The one-GPU parameters from `ltt bench`'s JSON (rows launch, widen, round,
 // rmsnorm, gemm-shard, gemm-full, tier1-all); the rest stay at their leads.
 // More figures (another T) add their shard GEMMs to the table.

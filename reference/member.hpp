@@ -67,6 +67,12 @@ struct MutantDef {
   const char* name;
   const char* what;
   std::vector<int> tiers;  // where it applies
+  // The least T at which it is a bug: below it the mutant is the correct code
+  // (the last rank's shard is shard 0 at T 1) or names a rank that is not there.
+  int min_tp = 1;
+  // What cases can show it, where some correct-looking cases cannot: said
+  // when a run misses it (nullptr: every case of its tiers can).
+  const char* needs = nullptr;
 };
 const std::vector<MutantDef>& mutants();
 const MutantDef* find_mutant(const std::string& name);

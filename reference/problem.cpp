@@ -78,6 +78,13 @@ Status validate(const Problem& p) {
                      ": every rank owns an equal latent shard L/T (L % T == 0)");
   if (!(p.eps > 0.0) || !std::isfinite(p.eps))
     return LTT_USAGE("eps = ", p.eps, " must be a finite number > 0 (RMSNorm divides by sqrt(mean + eps))");
+  // A member may flush each square below 2^-126 to zero (FTZ is free in the
+  // contract): the sum of squares can then lose up to L 2^-126, and the
+  // rounding analysis holds only while that stays below eps's own rounding
+  // (2^-24 eps). Below it no bound exists (the analysis divides by ~0).
+  if (const double floor = p.L * std::ldexp(1.0, -102); p.eps < floor)
+    return LTT_USAGE("eps = ", p.eps, " is below L 2^-102 = ", floor, " (L = ", p.L,
+                     "): squares flushed to zero (FTZ) could then outweigh eps, and no error bound holds; use eps >= ", floor);
   if (p.T > 256 && p.dist == Dist::exact)
     return LTT_USAGE("the exact distribution needs T <= 256 (its sums must fit bf16's 8-bit significand)");
   return {};

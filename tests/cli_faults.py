@@ -4,12 +4,14 @@
 a message that names what was wrong, nothing overwritten, nothing half-written.
 
 usage: cli_faults.py LTT MPIRUN WORKDIR CLASS
-CLASS: aborts inputs flags lists outputs messages mpi inject
+CLASS: aborts inputs flags lists outputs messages mpi inject robust
 """
 import hashlib
 import json
 import os
+import resource
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -242,6 +244,109 @@ elif cls == "inject":
             expect(r.returncode != 0 and verb in r.stderr and "rank 6 of 8" in r.stderr and r.seconds < 30
                    and (layout or "fake ranks" in r.stderr),
                    f"--inject {how} {'real' if layout else 'fake'} ranks: non-zero, {where} named, {r.seconds:.1f} s", r)
+elif cls == "robust":
+    # Found by a review acting as a new user (all were crashes, hangs, lost
+    # files or silent nonsense before).
+    # 1. A report that cannot be written whole leaves the earlier one as it was
+    #    (a file-size limit makes the write fail part way), and no temporary.
+    #    Every report goes through one writer; simulate's are written without
+    #    MPI, whose own files the limit would stop first.
+    base = [*SMALL, "--tp", "8", "--tokens", "5,33", "--tier", "1", "--dist", "realistic"]
+    open("r.json", "w").write('{"earlier": true}\n')
+    open("r.svg", "w").write("earlier\n")
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    for flag, f in (("--json", "r.json"), ("--svg", "r.svg")):
+        r = run([ltt, "simulate", flag, f], preexec_fn=small_files)
+        expect(r.returncode == 2 and f"cannot write {flag} {f}: File too large" in r.stderr and "earlier file" in r.stderr,
+               f"{flag}: a write that fails part way is exit 2, said", r)
+    expect(open("r.json").read() == '{"earlier": true}\n' and open("r.svg").read() == "earlier\n",
+           "a report that could not be written whole replaced the earlier one")
+    expect(not [x for x in os.listdir(".") if ".tmp." in x], f"temporaries left: {os.listdir('.')}")
+    r = run([ltt, "check", *base, "--json", "r.json"])
+    expect(r.returncode == 0 and json.load(open("r.json"))["summary"]["cases"] == 2, "the same report written whole", r)
+    # A device file is written in place, never renamed over.
+    r = run([ltt, "simulate", "--json", "/dev/null"])
+    expect(r.returncode == 0 and os.path.exists("/dev/null") and not os.path.isfile("/dev/null"), "--json /dev/null", r)
+    # 2. Two report flags naming one new file, spelled relative and absolute.
+    refused(["check", *base, "--json", "q.json", "--markdown", os.path.join(work, "q.json")], "name the same file")
+    refused(["check", *base, "--json", "s.json", "--html", "./s.json"], "name the same file")
+    expect(not os.path.exists("q.json") and not os.path.exists("s.json"), "a refused run wrote its report")
+    # 3. Manifest fields of the wrong type or out of place: exit 2 naming them.
+    g = os.path.join(work, "g")
+    r = run([ltt, "golden", "--out", g, *SMALL, "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "1"])
+    expect(r.returncode == 0, "golden writes a small set", r)
+    mpath = os.path.join(g, "manifest.json")
+    good = json.load(open(mpath))
+
+    def with_entry(**kv):
+        m = json.loads(json.dumps(good))
+        m["files"][0].update(kv)
+        json.dump(m, open(mpath, "w"))
+    for v in ("yes", None, 1):
+        with_entry(committed=v)
+        refused(["regress", g], "'committed' is")
+        refused(["golden", "--out", g, *SMALL, "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "1",
+                 "--hash-only"], "'committed' is")
+    with_entry(bytes="x")
+    refused(["regress", g], "'bytes' is")
+    with_entry(file="../elsewhere.safetensors")
+    refused(["regress", g], "is not a file name in the manifest's directory")
+    for seed in ("-1", "+5", " 0", "18446744073709551616"):
+        m = json.loads(json.dumps(good))
+        m["files"][0]["metadata"]["seed"] = seed
+        json.dump(m, open(mpath, "w"))
+        refused(["regress", g], "is not an unsigned 64-bit integer")
+    for tiers in ("", "1,1", "1,", ",1", "12"):
+        m = json.loads(json.dumps(good))
+        m["files"][0]["metadata"]["tiers"] = tiers
+        json.dump(m, open(mpath, "w"))
+        refused(["regress", g], "is not a comma list of distinct tiers")
+    # A manifest whose metadata disagree with the committed file's own:
+    # drift, said before anything is regenerated (hidden 1000000 once took
+    # seconds and then ran out of memory).
+    m = json.loads(json.dumps(good))
+    m["files"][0]["metadata"]["hidden"] = "1000000"
+    json.dump(m, open(mpath, "w"))
+    r = run([ltt, "regress", g])
+    expect(r.returncode == 1 and "the manifest's metadata say hidden = '1000000', the file's __metadata__ '256'" in r.stdout
+           and r.seconds < 10, "manifest metadata against the file's", r)
+    json.dump(good, open(mpath, "w"))
+    r = run([ltt, "regress", g])
+    expect(r.returncode == 0 and "Drifted sets : 0 OK" in r.stdout, "the untouched manifest still regresses", r)
+    # 4. eps below L 2^-102: no error bound exists there, so it is refused, not failed.
+    refused(["selftest", *SMALL, "--tokens", "33", "--tp", "8", "--dist", "adversarial", "--eps", "1e-36"], "is below L 2^-102")
+    refused(["check", *SMALL, "--tokens", "33", "--tp", "8", "--dist", "adversarial", "--eps", "1e-300"], "is below L 2^-102")
+    r = run([ltt, "selftest", *SMALL, "--tokens", "1,33", "--tp", "8,16", "--dist", "all", "--eps", "3e-29"])
+    expect(r.returncode == 0, "eps just above L 2^-102 (L 128: 2.5e-29): every bound holds", r)
+    # 5. Mutants where the cases cannot carry them: said and skipped, or refused -- never a crash.
+    r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "1"])
+    expect(r.returncode == 0 and "not run, no selected case can carry them" in r.stdout and "drop-rank (a bug only at T >= 2)"
+           in r.stdout and "MISSED" not in r.stdout and "crashed" not in r.stderr, "mutants at T 1: the T >= 2 ones skipped", r)
+    r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "2"])
+    expect(r.returncode == 1 and "lamport-neg-zero shows only on inputs that hold -0" in r.stdout
+           and "lamport-stale shows only on tier-0 cases of one shape whose data differ" in r.stdout,
+           "mutants that one realistic case cannot show: missed, and what would show them said", r)
+    r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic,adversarial", "--tp", "2", "--only",
+             "lamport-stale,lamport-neg-zero"])
+    expect(r.returncode == 0 and "Mutants caught : 2 of 2 OK" in r.stdout, "with the cases they need, both are caught at T 2", r)
+    refused(["check", *SMALL, "--tp", "1,8", "--tokens", "5", "--tier", "1", "--mutant", "drop-rank"], "is a bug only at T >= 2")
+    refused(["check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--mutant", "lamport-stale"],
+            "no selected case is one")
+    refused(["mutants", "--only", "eps-x10,eps-x10"], "is given twice")
+    # 6. Dumps of runs that differ in dims or mutant never share a file.
+    for dims in ("small", "512,256"):
+        for mut in ("eps-x10", "g-twice"):
+            run([ltt, "check", "--dims", dims, "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "1",
+                 "--mutant", mut, "--dump-dir", "dumps"])
+    expect(len(os.listdir("dumps")) == 4, f"four failing runs, four dumps: {sorted(os.listdir('dumps'))}")
+    # 7. Flags that would be ignored, and flags given twice.
+    refused(["check", *SMALL, "--html-all"], "give --html FILE too")
+    refused(["selftest", "--tier", "1", "--tier", "2"], "--tier is given twice")
+    refused(["check", "--timeout", "1e-9"], "--timeout '1e-9' is out of range")
+    refused(["check", "--tp", "99999999999999999999"], "is out of range")
 else:
     sys.exit(f"unknown class {cls}")
 

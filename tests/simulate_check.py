@@ -86,6 +86,64 @@ expect(r.returncode == 2 and "cannot read it" in r.stderr, "a missing machine fi
 r = run("--tokens", "9..3")
 expect(r.returncode == 2 and "runs backwards" in r.stderr, "a backwards range", r)
 
+# Figures no machine has: refused up front (they gave infinite latencies, a
+# drawing loop that never ended, and "tier 0 fastest" among infinities).
+r = run("--tokens", "1,128", "--tp", "8,16", "--net-GBps", "3e-308", "--gpus-per-node", "1", "--svg", "inf.svg")
+expect(r.returncode == 2 and "--net-GBps '3e-308' is out of range" in r.stderr and not os.path.exists("inf.svg"),
+       "a what-if rate of 3e-308 GB/s", r)
+h200 = json.load(open(machine))
+
+
+def machine_with(name, **kv):
+    m = dict(h200)
+    m.update(kv)
+    json.dump(m, open(name, "w"))
+    return name
+for key, val, needle in (("link_GBps", 3e-308, "'link_GBps' is 3e-308: a rate must lie in"),
+                         ("gemm_TFLOPs", 3e-308, "'gemm_TFLOPs' is 3e-308"),
+                         ("gpus_per_node", 2.5, "'gpus_per_node' must be a whole number"),
+                         ("gpus_per_node", 1e30, "'gpus_per_node' must be a whole number"),
+                         ("gemm_shard_us", {"896": {"1": -3}}, "'gemm_shard_us' 896 -> '1'"),
+                         ("gemm_shard_us", {"x": {"1": 3}}, "'gemm_shard_us' key 'x'")):
+    r = run("--machine", machine_with("m.json", **{key: val}), "--svg", "m.svg")
+    expect(r.returncode == 2 and needle in r.stderr, f"machine file with {key} = {val}", r)
+os.makedirs("adir", exist_ok=True)
+r = run("--machine", "adir")
+expect(r.returncode == 2 and "is a directory" in r.stderr, "a directory as the machine file", r)
+# --check on JSON that is not bench figures: exit 2, not an abort.
+for text in ("[1]", "{}", '{"rows": [{"what": "tier1-all", "tp": 8, "tokens": 5, "median_us": 0}]}',
+             '{"rows": [{"what": "tier1-all", "tp": 0, "tokens": 5, "median_us": 3}]}'):
+    open("b.json", "w").write(text)
+    r = run("--check", "b.json")
+    expect(r.returncode == 2 and "--check b.json" in r.stderr and "terminate" not in r.stderr, f"--check on {text}", r)
+bench8 = os.path.join(src, "bench", "results", "h200-gpu", "bench_T8.json")
+r = run("--check", bench8, "--tp", "16")
+expect(r.returncode == 2 and "does not take --tp" in r.stderr, "--check with --tp (it would be ignored)", r)
+# --fit: inputs never overwritten, bad rows refused, the fitted machine usable.
+shutil.copy(bench8, "in8.json")
+before = open("in8.json").read()
+r = run("--fit", "in8.json", "--machine-out", "in8.json")
+expect(r.returncode == 2 and "is one of this run's inputs" in r.stderr and open("in8.json").read() == before,
+       "--machine-out over its own --fit input", r)
+b = json.load(open("in8.json"))
+for row in b["rows"]:
+    if row["what"] == "gemm-shard":
+        row["tp"] = 0
+json.dump(b, open("tp0.json", "w"))
+for fit in ("tp0.json", "in8.json,tp0.json"):
+    r = run("--fit", fit, "--machine-out", "fo.json")
+    expect(r.returncode == 2 and "--fit tp0.json: not ltt bench figures: a gemm-shard row has tp 0" in r.stderr
+           and not os.path.exists("fo.json"), f"--fit {fit}: a gemm-shard row at T 0", r)
+r = run("--fit", "in8.json,", "--machine-out", "fo.json")
+expect(r.returncode == 2 and "an empty file name" in r.stderr, "--fit with an empty name", r)
+r = run("--fit", "in8.json", "--machine-out", "fo.json", "--json", "x.json")
+expect(r.returncode == 2 and "does not take --json" in r.stderr, "--fit with --json (it would be ignored)", r)
+r = run("--machine-out", "fo.json")
+expect(r.returncode == 2 and "give --fit" in r.stderr and not os.path.exists("fo.json"), "--machine-out without --fit", r)
+r = run("--fit", "in8.json", "--machine-out", "fo.json")
+r2 = run("--machine", "fo.json", "--tp", "8", "--tokens", "1,128")
+expect(r.returncode == 0 and r2.returncode == 0, "a fitted machine file loads", r2)
+
 for f in fails:
     print("FAILED:", f)
 print(f"simulate: {'all' if not fails else len(fails)} {'checks passed' if not fails else 'checks failed'}")
