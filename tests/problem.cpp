@@ -80,9 +80,23 @@ TEST_CASE("problem: eps must be finite and positive") {
     p.eps = eps;
     check_rejected(p, {"must be a finite number > 0"});
   }
-  Problem p = shape(kDimsK3, 8, 1);
-  p.eps = std::numeric_limits<double>::denorm_min();
-  CHECK(validate(p).ok());
+}
+
+// Below L 2^-102, squares a member may flush to zero (up to L 2^-126 of the
+// sum) can outweigh eps: the bound divides by ~0 there, and correct outputs
+// failed (eps 1e-36 at L 128 gave NaN bounds), so such eps is bad input.
+TEST_CASE("problem: eps below L 2^-102 is refused, at it accepted") {
+  for (const Dims d : {kDimsK3, Dims{256, 128}}) {
+    const double floor = d.L * std::ldexp(1.0, -102);
+    Problem p = shape(d, 8, 1);
+    p.eps = floor;
+    CHECK(validate(p).ok());
+    for (double eps : {std::nextafter(floor, 0.0), floor / 2, 1e-36, std::numeric_limits<double>::denorm_min()}) {
+      CAPTURE(eps);
+      p.eps = eps;
+      check_rejected(p, {"is below L 2^-102"});
+    }
+  }
 }
 
 TEST_CASE("problem: the exact distribution needs T <= 256") {
