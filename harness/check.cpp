@@ -465,7 +465,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             // what made this output: runs that differ in any of these never share a file.
             std::string stem = case_file_name(p, {tier}, CaseContract{contract.algo, contract.norm});
             stem.resize(stem.size() - std::string(".safetensors").size());
-            res.dump = cat(o.dump_dir, "/tier", tier, "_", stem, o.mutant.empty() ? std::string() : cat("_mutant-", o.mutant),
+            res.dump = cat(o.dump_dir, "/tier", tier, "_", stem, o.backend == "cpu" ? std::string() : cat("_", o.backend),
+                           P > 1 ? cat("_np", P) : std::string(), o.mutant.empty() ? std::string() : cat("_mutant-", o.mutant),
                            o.plant.empty() ? std::string() : cat("_plant-", o.plant), vseed ? cat("_variant", *vseed) : std::string(),
                            member_run.gemm_algo >= 0 ? cat("_gemm-algo", member_run.gemm_algo) : std::string(), ".safetensors");
             LTT_TRY(write_safetensors(res.dump, st));

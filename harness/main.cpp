@@ -429,14 +429,21 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // A flag given twice: said plainly (CLI11 says "At Most 1 required but received 2").
-  {
+  // An option given twice: said plainly (CLI11 says "At Most 1 required but
+  // received 2"). On/off flags may repeat, as CLI11 lets them; names the
+  // subcommand does not know are left to CLI11 to refuse.
+  if (argc > 1) {
+    CLI::App* sub = nullptr;
+    for (auto* s : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (s->get_name() == argv[1]) sub = s;
     std::set<std::string> seen;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 2; sub && i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--") break;
       if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
       const std::string name = a.substr(0, a.find('='));
+      const CLI::Option* opt = sub->get_option_no_throw(name);
+      if (!opt || opt->get_expected_max() == 0) continue;
       if (!seen.insert(name).second) {
         if (flags::launched_rank() != 0) return 2;
         std::fprintf(stderr, "ltt: %s is given twice: give it once (a list is one value, comma-separated: --tp 8,16)\n", name.c_str());
@@ -576,8 +583,9 @@ int main(int argc, char** argv) {
                                                                 : ltt::cat(so.machine, " with the what-if flags"));
           !s.ok())
         return fail(s.error());
-      if (!so.check.empty())
-        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg"})
+      if (!so.check.empty())  // it predicts fake ranks on one GPU, from the file's T, M and dims: no link, no network
+        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg", "--link-GBps", "--link-us", "--nccl-us",
+                              "--net-GBps", "--net-us", "--collective", "--gpus-per-node"})
           if (simulate->count(f))
             return fail(LTT_USAGE("--check compares with the bench file's own T, M and dims (fake ranks): it does not take ", f));
       for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}})
@@ -610,7 +618,7 @@ int main(int argc, char** argv) {
       return r.ok() ? *r : fail(r.error());
     }
     if (check->parsed()) {
-      if (ck.html_all && ck.html.empty()) return fail(LTT_USAGE("--html-all draws every case in the --html report: give --html FILE too"));
+      if (ck.html_all && ck.html.empty() && !ck_invariance) return fail(LTT_USAGE("--html-all draws every case in the --html report: give --html FILE too"));
       ck.command = command;
       if (ck.plant == "hang") {  // the older spelling of --inject hang --inject-rank 1
         if (check->count("--inject")) return fail(LTT_USAGE("--plant hang and --inject: give one fault"));

@@ -53,6 +53,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   t.header();
   size_t missed = 0, gate_missed = 0, n = 0;
   std::string skipped;  // mutants no selected case can carry
+  nlohmann::json jskipped = nlohmann::json::array();
   std::string why_missed;  // what cases would show the missed mutants that need particular ones
   std::string flagged;  // mutants some of whose cases look like missing rounding points (none expected)
   std::string flagged_product;  // mutants some of whose cases hold the GEMM's output rounded before the add (gemm-round-then-add alone expected)
@@ -87,6 +88,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
             runnable.push_back(tier);
     if (runnable.empty()) {
       skipped += cat(skipped.empty() ? "" : "; ", d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
+      jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}});
       continue;
     }
     std::vector<CaseResult> res;
@@ -135,7 +137,9 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
               flagged_product.empty() ? "no mutant" : flagged_product.c_str());
   if (!o.json.empty()) {
     const std::string text =
-        nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}}.dump(2) + "\n";
+        nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped}}
+            .dump(2) +
+        "\n";
     if (auto s = write_text_file("--json", o.json, text); !s.ok()) {
       // A missed mutant's exit 1 wins over the report's exit 2; both are said.
       if (missed == 0) return s.error();

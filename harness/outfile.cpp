@@ -2,6 +2,8 @@
 // which replaces the target atomically on POSIX file systems.
 #include "outfile.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,48 +17,82 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A target that is not a regular file (/dev/null, /dev/full, a FIFO) is
-// written in place: renaming over a device node would replace it.
-Status write_in_place(const std::string& flag, const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return LTT_USAGE("cannot write ", flag, " ", path, ": ", std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+// Writes all of `text` to the open descriptor; false with errno set on failure.
+bool write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// In place: for what must not be renamed over (a device, a FIFO, a file with
+// other hard links) and where no temporary can be made beside the target.
+Status write_in_place(const std::string& flag, const std::string& shown, const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(errno));
+  bool ok = write_all(fd, text);
   int err = errno;
-  if (std::fclose(f) != 0 && ok) {
+  if (::close(fd) != 0 && ok) {
     ok = false;
     err = errno;
   }
-  if (!ok) return LTT_USAGE("cannot write ", flag, " ", path, ": ", std::strerror(err));
+  if (!ok) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err));
   return {};
+}
+
+// The file a path names once its symbolic links are followed, dangling ones
+// included (their target is created).
+std::string resolve(const std::string& given) {
+  std::error_code ec;
+  fs::path p(given);
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p.lexically_normal().string();
 }
 
 }  // namespace
 
-Status write_text_file(const std::string& flag, const std::string& path_given, const std::string& text) {
-  std::error_code ec;
-  // A symbolic link is followed: the file it names is replaced, the link kept.
-  std::string path = path_given;
-  if (fs::is_symlink(path, ec)) {
-    const fs::path target = fs::canonical(path, ec);
-    if (!ec) path = target.string();
+Status write_text_file(const std::string& flag, const std::string& given, const std::string& text) {
+  const std::string path = resolve(given);
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) return write_in_place(flag, given, path, text);
+  // A fresh name nobody else holds: O_EXCL | O_NOFOLLOW never follow a link
+  // planted there, nor truncate a file that is there.
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = cat(path, ".tmp.", ::getpid(), attempt ? cat(".", attempt) : std::string());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
   }
-  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) return write_in_place(flag, path_given, text);
-  const std::string tmp = cat(path, ".tmp.", ::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return LTT_USAGE("cannot write ", flag, " ", path_given, ": ", std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  int err = errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
+  if (fd < 0) {
+    // No temporary can be made in the target's directory (it is not
+    // writable, or read-only): the file itself may still be; write it there.
+    if (exists && (errno == EACCES || errno == EPERM || errno == EROFS)) return write_in_place(flag, given, path, text);
+    return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(errno));
   }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    err = errno;
+  bool ok = true;
+  int err = 0;
+  if (exists) {  // the rewritten file keeps the earlier one's mode (and owner, where we may set it)
+    if (::fchmod(fd, st.st_mode & 07777) != 0) ok = false, err = errno;
+    if (ok && ::geteuid() == 0 && ::fchown(fd, st.st_uid, st.st_gid) != 0) ok = false, err = errno;
   }
+  if (ok && !(write_all(fd, text) && ::fsync(fd) == 0)) ok = false, err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
   if (!ok) {
-    std::remove(tmp.c_str());
-    return LTT_USAGE("cannot write ", flag, " ", path_given, ": ", std::strerror(err), " (the earlier file, if any, is kept)");
+    ::unlink(tmp.c_str());
+    return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(err), " (the earlier file, if any, is kept)");
   }
   return {};
 }

@@ -10,7 +10,10 @@
 
 namespace ltt {
 
-// Writes `text` to `path` through path + ".tmp.<pid>"; on any failure the
+// Writes `text` to `path` (symbolic links followed) through a fresh
+// path + ".tmp.<pid>" that takes the earlier file's mode and owner; a
+// device, a FIFO or a file with other hard links is written in place, as is
+// a file whose directory takes no new file. On any failure the
 // temporary is removed and the error names `flag` (e.g. "--json"), the path and
 // the OS's reason.
 Status write_text_file(const std::string& flag, const std::string& path, const std::string& text);

@@ -267,6 +267,19 @@ elif cls == "robust":
     expect(not [x for x in os.listdir(".") if ".tmp." in x], f"temporaries left: {os.listdir('.')}")
     r = run([ltt, "check", *base, "--json", "r.json"])
     expect(r.returncode == 0 and json.load(open("r.json"))["summary"]["cases"] == 2, "the same report written whole", r)
+    # The rewritten file keeps its mode; a hard link keeps seeing it; a
+    # dangling link's target is created, the link kept.
+    open("priv.json", "w").write("x")
+    os.chmod("priv.json", 0o600)
+    open("h1.json", "w").write("x")
+    os.link("h1.json", "h2.json")
+    os.symlink("made.json", "dang.json")
+    for f in ("priv.json", "h1.json", "dang.json"):
+        r = run([ltt, "simulate", "--tp", "8", "--tokens", "1", "--json", f])
+        expect(r.returncode == 0, f"simulate --json {f}", r)
+    expect(os.stat("priv.json").st_mode & 0o777 == 0o600, f"mode after a rewrite: {oct(os.stat('priv.json').st_mode)}")
+    expect(open("h2.json").read().startswith("{"), "a hard link to the report no longer sees it")
+    expect(os.path.islink("dang.json") and os.path.isfile("made.json"), "a dangling link replaced, not followed")
     # A device file is written in place, never renamed over.
     r = run([ltt, "simulate", "--json", "/dev/null"])
     expect(r.returncode == 0 and os.path.exists("/dev/null") and not os.path.isfile("/dev/null"), "--json /dev/null", r)
@@ -322,9 +335,11 @@ elif cls == "robust":
     r = run([ltt, "selftest", *SMALL, "--tokens", "1,33", "--tp", "8,16", "--dist", "all", "--eps", "3e-29"])
     expect(r.returncode == 0, "eps just above L 2^-102 (L 128: 2.5e-29): every bound holds", r)
     # 5. Mutants where the cases cannot carry them: said and skipped, or refused -- never a crash.
-    r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "1"])
+    r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "1", "--json", "mt1.json"])
+    nr = [x["mutant"] for x in json.load(open("mt1.json"))["not_run"]] if r.returncode == 0 else []
     expect(r.returncode == 0 and "not run, no selected case can carry them" in r.stdout and "drop-rank (a bug only at T >= 2)"
-           in r.stdout and "MISSED" not in r.stdout and "crashed" not in r.stderr, "mutants at T 1: the T >= 2 ones skipped", r)
+           in r.stdout and "MISSED" not in r.stdout and "crashed" not in r.stderr and "drop-rank" in nr and len(nr) == 9,
+           f"mutants at T 1: the T >= 2 ones skipped, and listed in the JSON ({nr})", r)
     r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "2"])
     expect(r.returncode == 1 and "lamport-neg-zero shows only on inputs that hold -0" in r.stdout
            and "lamport-stale shows only on tier-0 cases of one shape whose data differ" in r.stdout,
@@ -344,7 +359,9 @@ elif cls == "robust":
     expect(len(os.listdir("dumps")) == 4, f"four failing runs, four dumps: {sorted(os.listdir('dumps'))}")
     # 7. Flags that would be ignored, and flags given twice.
     refused(["check", *SMALL, "--html-all"], "give --html FILE too")
-    refused(["selftest", "--tier", "1", "--tier", "2"], "--tier is given twice")
+    refused(["selftest", "--tp", "8", "--tp", "16"], "--tp is given twice")
+    r = run([ltt, "check", *base, "--html", "h.html", "--html-all", "--html-all"])
+    expect(r.returncode == 0, "an on/off flag given twice is taken, as CLI11 takes it", r)
     refused(["check", "--timeout", "1e-9"], "--timeout '1e-9' is out of range")
     refused(["check", "--tp", "99999999999999999999"], "is out of range")
 else:
