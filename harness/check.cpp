@@ -158,8 +158,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (o.plant != "" && o.plant != "shard-off-by-one" && o.plant != "rank-differs")
     return LTT_USAGE("--plant '", o.plant, "': use shard-off-by-one or rank-differs (hang is --inject hang)");
   Member member;
+  const MutantDef* mutant_def = o.mutant.empty() ? nullptr : find_mutant(o.mutant);
   if (!o.mutant.empty()) {
-    const MutantDef* d = find_mutant(o.mutant);
+    const MutantDef* d = mutant_def;
     if (!d) {
       std::string names;
       for (const auto& m : mutants()) names += cat(names.empty() ? "" : ", ", m.name);
@@ -216,8 +217,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       }
     }
   if (sets.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
-  if (!o.mutant.empty()) {  // a mutant no selected case carries would pass unseen: refused, as ltt mutants skips it
-    const MutantDef* d = find_mutant(o.mutant);
+  if (const MutantDef* d = mutant_def) {  // a mutant no selected case carries would pass unseen: refused, as ltt mutants skips it
     bool carried = false;
     for (const auto& set : sets)
       for (int tier : set.tiers)

@@ -70,6 +70,8 @@ CLI::Option* add(CLI::App* app, const std::string& name, T& target, Parse parse,
 auto tp_list = [](const std::string& f, const std::string& s) { return flags::int_list(f, s, 1, 4096); };
 auto token_list = [](const std::string& f, const std::string& s) { return flags::int_list(f, s, 1, 1 << 30); };
 auto eps_value = [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1, true); };
+constexpr const char* kEpsHelp =
+    "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)";
 auto path_value = [](const std::string& f, const std::string& s) { return flags::path(f, s); };
 auto optional_algo = [](const std::string& f, const std::string& s) -> ltt::Result<std::optional<ltt::Algo>> {
   auto a = flags::algo(f, s);
@@ -137,7 +139,7 @@ int main(int argc, char** argv) {
   add(self, "--tokens", st.tokens, token_list, "token counts M, comma-separated")->default_str(join(st.tokens));
   add(self, "--dist", st.dists, flags::dists, "realistic, adversarial, exact (comma-separated) or all")->default_str("all");
   add(self, "--seed", st.seed, flags::u64, "input seed (0..2^64-1)")->default_str("0");
-  add(self, "--eps", st.eps, eps_value, "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)")->default_str("1e-06");
+  add(self, "--eps", st.eps, eps_value, kEpsHelp)->default_str("1e-06");
   add(self, "--algo", st.algo, optional_algo, "one-shot or ring: override every tier's declared reduction algorithm");
   self->add_flag("--bench", st.bench,
                  "then time the reference at k3 sizes, T 16, M 128 (all tiers, both modes) and its GEMM rate beside "
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
   add(check, "--dims", ck.dims, flags::dims, "k3 (H 7168, L 3584), small (H 256, L 128) or H,L")->default_str("k3");
   add(check, "--dist", ck.dists, flags::dists, "realistic, exact, adversarial (comma-separated) or all")->default_str("all");
   add(check, "--seed", ck.seed, flags::u64, "input seed (0..2^64-1)")->default_str("0");
-  add(check, "--eps", ck.eps, eps_value, "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)")->default_str("1e-06");
+  add(check, "--eps", ck.eps, eps_value, kEpsHelp)->default_str("1e-06");
   add(check, "--backend", ck.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
       "cpu (the per-rank pipelines in Eigen) or cuda (the CUDA implementation: all T ranks as fake ranks on one GPU; under "
       "mpirun -np P, T/P ranks per process on the node's GPUs in turn, each output also compared bit for bit with the "
@@ -285,7 +287,7 @@ int main(int argc, char** argv) {
   add(golden, "--dims", go.sel.dims, flags::dims, "k3, small or H,L")->default_str("small");
   add(golden, "--dist", go.sel.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
   add(golden, "--seed", go.sel.seed, flags::u64, "input seed")->default_str("0");
-  add(golden, "--eps", go.sel.eps, eps_value, "RMSNorm eps, in (0, 1] and at least L 2^-102 (7e-28 at k3: below it a sum of squares flushed to zero could outweigh eps)")->default_str("1e-06");
+  add(golden, "--eps", go.sel.eps, eps_value, kEpsHelp)->default_str("1e-06");
   add(golden, "--algo", go.sel.algo, optional_algo, "reduction algorithm of the expected outputs: one-shot (default) or ring");
   add(golden, "--norm", go.norm,
       [](const std::string& f, const std::string& s) -> ltt::Result<std::optional<ltt::NormOrder>> {
@@ -529,22 +531,18 @@ int main(int argc, char** argv) {
             return fail(LTT_USAGE("--fit writes a machine file and simulates nothing: it does not take ", f,
                                   " (run ltt simulate --machine ", so_machine_out, " ", f, " ... afterwards)"));
         if (auto s = flags::writable_file("--machine-out", so_machine_out); !s.ok()) return fail(s.error());
-        {
-          std::vector<std::string> inputs;
-          for (size_t a = 0, c;; a = c + 1) {
-            c = so_fit.find(',', a);
-            inputs.push_back(so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a));
-            if (c == std::string::npos) break;
-          }
-          if (auto s = flags::not_an_input("--machine-out", so_machine_out, inputs); !s.ok()) return fail(s.error());
-        }
-        // The first file fits the machine; the others (other T) add their shard GEMMs.
-        std::optional<ltt::Machine> m;
+        std::vector<std::string> fit_files;
         for (size_t a = 0, c;; a = c + 1) {
           c = so_fit.find(',', a);
-          const std::string file = so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a);
+          fit_files.push_back(so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a));
+          if (fit_files.back().empty()) return fail(LTT_USAGE("--fit '", so_fit, "': an empty file name in the list"));
+          if (c == std::string::npos) break;
+        }
+        if (auto s = flags::not_an_input("--machine-out", so_machine_out, fit_files); !s.ok()) return fail(s.error());
+        // The first file fits the machine; the others (other T) add their shard GEMMs.
+        std::optional<ltt::Machine> m;
+        for (const std::string& file : fit_files) {
           std::ifstream f(file);
-          if (file.empty()) return fail(LTT_USAGE("--fit '", so_fit, "': an empty file name in the list"));
           if (!f) return fail(LTT_USAGE("--fit ", file, ": cannot read it: ", std::strerror(errno)));
           nlohmann::json b;
           try {
@@ -563,7 +561,6 @@ int main(int argc, char** argv) {
           } else if (auto s = ltt::add_shard_gemms(*m, b); !s.ok()) {
             return fail(named(s.error()));
           }
-          if (c == std::string::npos) break;
         }
         if (auto s = ltt::save_machine(*m, so_machine_out); !s.ok()) return fail(s.error());
         std::printf("# fitted %s from %s\n", so_machine_out.c_str(), so_fit.c_str());

@@ -79,14 +79,12 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     c.tp.clear();
     for (int T : o.tp)
       if (T >= d.min_tp) c.tp.push_back(T);
-    std::vector<int> runnable;
+    bool runnable = false;
     for (int tier : c.tiers)
       for (int T : c.tp)
         for (int M : o.tokens.empty() ? default_tokens(1) : o.tokens)
-          if (validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok() &&
-              std::find(runnable.begin(), runnable.end(), tier) == runnable.end())
-            runnable.push_back(tier);
-    if (runnable.empty()) {
+          runnable |= validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok();
+    if (!runnable) {
       skipped += cat(skipped.empty() ? "" : "; ", d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
       jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}});
       continue;
