@@ -382,26 +382,29 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         }
       }
 
-      // Ranks in several processes: the same case on fake ranks in process 0,
-      // every rank's output compared bit for bit.
-      int fake_ranks_differ = -1;
-      long fake_elems_differ = -1;
-      if (cuda && P > 1 && root && stopped.empty()) {
-        watchdog_stage(cat(name_case, ": the same case on fake ranks"));
-        std::vector<MatrixB> fake = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
-        Status s = gpu::run_cuda(p, tier, contract, in, fault, fake);
-        if (!s.ok()) {
-          Error e = s.error();
-          e.message = cat(name_case, ": the fake-rank run: ", e.message);
-          return e;
+      // What process 0 alone does. An error there ends every process alike:
+      // the others would wait in the next collective.
+      Status root_s;
+      if (root) root_s = [&]() -> Status {
+        // Ranks in several processes: the same case on fake ranks in process 0,
+        // every rank's output compared bit for bit.
+        int fake_ranks_differ = -1;
+        long fake_elems_differ = -1;
+        if (cuda && P > 1 && stopped.empty()) {
+          watchdog_stage(cat(name_case, ": the same case on fake ranks"));
+          std::vector<MatrixB> fake = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
+          Status s = gpu::run_cuda(p, tier, contract, in, fault, fake);
+          if (!s.ok()) {
+            Error e = s.error();
+            e.message = cat(name_case, ": the fake-rank run: ", e.message);
+            return e;
+          }
+          fake_ranks_differ = 0;
+          for (int r = 0; r < p.T; ++r) fake_ranks_differ += fnv1a(fake[static_cast<size_t>(r)]) != all[static_cast<size_t>(r)];
+          fake_elems_differ = 0;
+          for (size_t e = 0; e < fake[0].v.size(); ++e) fake_elems_differ += fake[0].v[e].bits != out[0][0].v[e].bits;
         }
-        fake_ranks_differ = 0;
-        for (int r = 0; r < p.T; ++r) fake_ranks_differ += fnv1a(fake[static_cast<size_t>(r)]) != all[static_cast<size_t>(r)];
-        fake_elems_differ = 0;
-        for (size_t e = 0; e < fake[0].v.size(); ++e) fake_elems_differ += fake[0].v[e].bits != out[0][0].v[e].bits;
-      }
 
-      if (root) {
         watchdog_stage(cat(name_case, ": reference"));
         const Truth& truth = ref->truth();
         // The emulated reference (a diagnostic now): the plain cpu backend on
@@ -482,7 +485,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         const bool worse = !have || (worst.ok && !res.ok) || (worst.ok && res.ok && res.ambiguous > worst.ambiguous);
         if (worse) worst = res;
         have = true;
+        return {};
+      }();
+      if (P > 1) {
+        int code = root_s.ok() ? 0 : static_cast<int>(root_s.error().code);
+        MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+        if (code != 0 && !root) return LTT_ERR(static_cast<Errc>(code), "process 0 stopped the run: its message says why");
       }
+      if (!root_s.ok()) return root_s;
     }
     if (root) {
       if (!o.variants.empty()) {

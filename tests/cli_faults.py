@@ -364,6 +364,21 @@ elif cls == "robust":
     expect(r.returncode == 0, "an on/off flag given twice is taken, as CLI11 takes it", r)
     refused(["check", "--timeout", "1e-9"], "--timeout '1e-9' is out of range")
     refused(["check", "--tp", "99999999999999999999"], "is out of range")
+    # 8. A dump that process 0 alone fails to write (its name taken by a
+    #    folder) ends every process with exit 2 at once; the others used to
+    #    wait in the next collective until the watchdog.
+    os.makedirs("late", exist_ok=True)
+    plant = [*SMALL, "--tp", "8", "--tokens", "33", "--tier", "2", "--dist", "realistic", "--plant", "shard-off-by-one"]
+    r = run(MPI + ["-np", "2", ltt, "check", *plant, "--dump-dir", "late"], timeout=90)
+    names = os.listdir("late")
+    expect(r.returncode == 1 and len(names) == 1, f"mpirun -np 2: the planted bug fails and is dumped ({names})", r)
+    if len(names) == 1:
+        os.remove(os.path.join("late", names[0]))
+        os.makedirs(os.path.join("late", names[0]))
+        r = run(MPI + ["-np", "2", ltt, "check", *plant, "--dump-dir", "late"], timeout=90)
+        expect(r.returncode == 2 and "cannot rename" in r.stderr and "process 0" in r.stderr and r.seconds < 60
+               and "process 0 stopped the run" not in r.stderr, f"mpirun -np 2: a dump process 0 cannot write: exit 2 at once "
+               f"({r.seconds:.1f} s), its reason said once", r)
 else:
     sys.exit(f"unknown class {cls}")
 
