@@ -24,7 +24,7 @@ s() { local n=$1 to=$2; shift 2; local a=$(date +%s); timeout $to "$@" > $R/$n.l
    s san_rta_$tool 60 compute-sanitizer --tool $tool --error-exitcode 9 $L check --backend cuda --dims small --tp 8 --tier 0,2,3,4 --tokens 5,33 --dist realistic --mutant gemm-round-then-add
  done
  s np8_k3 200 $M -np 8 $L check --backend cuda --dims k3 --tp 8 --tokens 1,33,257,2048 --dist realistic --json $R/np8_k3.json) > $R/phase_a.txt 2>&1 &
-OMP_NUM_THREADS=10 s main_k3 390 $L check --backend cuda --dims k3 --tp 8,16 --tokens 1,5,33,128,256,257,2048 --dist all --json $R/main_k3.json --markdown $R/main_k3.md > $R/phase_b.txt 2>&1 &
+OMP_NUM_THREADS=10 s main_k3 330 $L check --backend cuda --dims k3 --tp 8,16 --tokens 1,5,33,128,256,257,2048 --dist all --json $R/main_k3.json --markdown $R/main_k3.md > $R/phase_b.txt 2>&1 &
 wait
 # the benchmarks alone on the GPU, after everything else
 s bench 70 $L bench --backend cuda --dims k3 --tp 8 --tier 0 --tokens 1,5,33,128 --json $R/bench.json
