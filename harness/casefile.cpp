@@ -138,11 +138,18 @@ Result<LoadedCase> load_case(const SafeTensors& st, const std::string& file) {
     if (!y.ok()) return y.error();
     c.expected[k] = std::move(*y);
   }
-  if (st.tensors.count("expected_exact")) {
-    auto y = st.get_f64("expected_exact", p.M, p.H);
-    if (!y.ok()) return y.error();
-    c.expected_exact = std::move(*y);
-  }
+  // The metadata's tiers are the expected outputs the file holds, no more, no fewer.
+  const std::string tiers = st.metadata.at("tiers");
+  for (int k : c.tiers)
+    if (!c.expected.count(k))
+      return LTT_USAGE(file, ": __metadata__ 'tiers' = '", tiers, "' names tier ", k, " but there is no tensor 'expected.tier", k, "'");
+  for (const auto& [k, y] : c.expected)
+    if (std::find(c.tiers.begin(), c.tiers.end(), k) == c.tiers.end())
+      return LTT_USAGE(file, ": tensor 'expected.tier", k, "' but __metadata__ 'tiers' = '", tiers, "' does not name tier ", k);
+  if (!st.tensors.count("expected_exact")) return LTT_USAGE(file, ": no tensor 'expected_exact' (the float64 truth every case file holds)");
+  auto y = st.get_f64("expected_exact", p.M, p.H);
+  if (!y.ok()) return y.error();
+  c.expected_exact = std::move(*y);
   return std::move(c);
 }
 

@@ -1,5 +1,6 @@
 // Flag values and the checks made before any work (flags.hpp).
 #include "flags.hpp"
+#include "outfile.hpp"
 
 #include <unistd.h>
 
@@ -206,6 +207,7 @@ Result<std::string> path(const std::string& flag, const std::string& s) {
 }
 
 Status writable_file(const std::string& flag, const std::string& p) {
+  if (own_descriptor(p)) return {};  // written to the descriptor itself
   std::error_code ec;
   const fs::path fp(p);
   if (fs::is_directory(fp, ec)) return LTT_USAGE(flag, " ", p, ": is a directory (give a file name)");
@@ -236,14 +238,17 @@ Status writable_dir(const std::string& flag, const std::string& p) {
 }
 
 Status not_an_input(const std::string& flag, const std::string& out, const std::vector<std::string>& inputs) {
+  if (own_descriptor(out)) return {};
   std::error_code ec;
-  if (!fs::exists(out, ec)) return {};  // a new file is nobody's input
+  const fs::path dir = fs::weakly_canonical(fs::absolute(out, ec), ec).parent_path();
   for (const auto& in : inputs) {
-    if (fs::equivalent(out, in, ec))
+    // A report never goes into an input folder: a golden set's manifest and
+    // case files, or outputs matched to cases by name, would be overwritten
+    // or gain a file the next run reads.
+    if (fs::is_directory(in, ec) && fs::equivalent(dir, in, ec))
+      return LTT_USAGE(flag, " ", out, " is in the input directory ", in, ", whose files this run reads: write it elsewhere");
+    if (fs::exists(out, ec) && fs::equivalent(out, in, ec))
       return LTT_USAGE(flag, " ", out, " is one of this run's inputs (", in, "): refusing to write over it");
-    if (fs::is_directory(in, ec) && fs::path(out).extension() == ".safetensors" &&
-        fs::equivalent(fs::absolute(out).parent_path(), in, ec))
-      return LTT_USAGE(flag, " ", out, " is a case file of the input directory ", in, ": refusing to write over it");
   }
   return {};
 }
@@ -253,7 +258,7 @@ Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& 
     for (size_t j = i + 1; j < flag_paths.size(); ++j) {
       const auto& [fa, a] = flag_paths[i];
       const auto& [fb, b] = flag_paths[j];
-      if (a.empty() || b.empty()) continue;
+      if (a.empty() || b.empty() || own_descriptor(a) || own_descriptor(b)) continue;  // stdout may take both
       // Absolute first: weakly_canonical leaves a relative path that does not
       // exist yet as it is, so "q.json" and "$PWD/q.json" would compare unequal.
       auto full = [](const std::string& p) {

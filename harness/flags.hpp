@@ -42,8 +42,8 @@ Result<std::string> path(const std::string& flag, const std::string& s);
 // (or fill) has an existing, writable ancestor and no file in the way.
 Status writable_file(const std::string& flag, const std::string& path);
 Status writable_dir(const std::string& flag, const std::string& path);
-// An output path that names one of the run's inputs (the same file, or a
-// case file inside an input directory) is refused.
+// An output path that names one of the run's inputs, or lies in an input
+// directory (where a link leads included), is refused.
 Status not_an_input(const std::string& flag, const std::string& out, const std::vector<std::string>& inputs);
 // Two outputs of one run may not be the same file.
 Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);

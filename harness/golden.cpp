@@ -17,6 +17,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "flags.hpp"
 #include "html.hpp"
@@ -100,6 +101,7 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
     nlohmann::json j = nlohmann::json::parse(f);
     if (!j.is_object() || !j.contains("files") || !j["files"].is_array())
       return LTT_USAGE(path, ": not a manifest (an object with a 'files' array)");
+    std::set<std::string> seen;
     for (const auto& e : j["files"]) {
       if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("sha256") ||
           !e["sha256"].is_string() || !e.contains("metadata") || !e["metadata"].is_object())
@@ -109,6 +111,7 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
       // reach (and, for golden, write) outside it.
       if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos || file.find('\0') != std::string::npos)
         return LTT_USAGE(path, ": entry file '", file, "' is not a file name in the manifest's directory");
+      if (!seen.insert(file).second) return LTT_USAGE(path, ": ", file, " is listed twice: keep one entry");
       if (e.contains("committed") && !e["committed"].is_boolean())
         return LTT_USAGE(path, ": ", file, ": 'committed' is ", e["committed"].dump(), ": it must be true or false");
       if (e.contains("bytes") && !(e["bytes"].is_number_unsigned() || (e["bytes"].is_number_integer() && e["bytes"].get<long long>() >= 0)))
@@ -337,7 +340,16 @@ Result<int> run_golden(const GoldenOptions& o) {
       }
   if (sets.empty()) return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes");
   // A name determines its contents: refuse any clash before writing anything.
-  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, s.file, s.metadata, o.hash_only));
+  for (const Set& s : sets) {
+    LTT_TRY(refuse_clash(*manifest, mpath, s.file, s.metadata, o.hash_only));
+    // A file of that name the manifest does not list is not ltt's to replace
+    // (outputs kept under the cases' names, say).
+    const bool listed = std::any_of((*manifest)["files"].begin(), (*manifest)["files"].end(),
+                                    [&](const nlohmann::json& e) { return e["file"] == s.file; });
+    if (!listed && fs::exists(fs::symlink_status(cat(o.out, "/", s.file), ec)))
+      return LTT_USAGE(o.out, "/", s.file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
+                       "move it, or give another --out");
+  }
   {
     std::vector<Problem> ps;
     for (const Set& s : sets) ps.push_back(s.p);
@@ -399,6 +411,7 @@ Result<int> run_golden(const GoldenOptions& o) {
 Result<int> run_regress(const std::string& dir, const std::string& html, const std::string& command) {
   std::vector<std::vector<std::string>> html_rows;
   std::vector<std::string> html_notes;
+  std::error_code ec;
   const double t0 = now_seconds();
   const std::string mpath = dir + "/manifest.json";
   auto manifest = read_manifest(mpath, true);
@@ -444,6 +457,9 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       if (!regen.ok()) return regen.error();
       if (committed) {
         problem = first_difference(*regen, *disk);
+        const auto size = fs::file_size(path, ec);
+        if (problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
+          problem = cat("the file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
         if (problem.empty()) {
           auto sha = sha256_file(path);
           if (!sha.ok()) return sha.error();
@@ -456,6 +472,9 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
         auto sha = sha256_file(tmp.path());
         if (!sha.ok()) return sha.error();  // ~Temporary removes the file
         if (*sha != e["sha256"].get<std::string>()) problem = cat("SHA-256 of the regenerated file is ", *sha, ", the manifest says ", std::string(e["sha256"]));
+        const auto size = fs::file_size(tmp.path(), ec);
+        if (problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
+          problem = cat("the regenerated file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
       }
     }
     prog.step(file);

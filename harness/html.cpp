@@ -126,7 +126,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
              name(r.contract.algo), "</td><td>", r.outside, "</td><td>", std::isinf(r.steps_max) ? std::string("inf") : fmt("%.0f", r.steps_max),
              "</td><td>", fmt("%.3g", r.vs_truth.max_ratio), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
              r.ulp_hist[3], "</td><td>", r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
-             r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
+             !r.reran ? "-" : r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
   }
   h += "</table>\n";
   for (size_t i = 0; i < results.size(); ++i) {

@@ -334,7 +334,8 @@ int main(int argc, char** argv) {
         if (!t.ok()) return t.error();
         return std::optional<int>(*t);
       },
-      "the tier that made 'output' (0..4; needed when the case covers several)");
+      "the tier that made 'output' (0..4; needed when the case covers several); only tier k's "
+      "'output.tier{k}.rank{r}' tensors are then checked, the others named as not checked");
   add(verify, "--json", vo.report.json, path_value, "write the results as JSON (the schema of ltt check)");
   add(verify, "--markdown", vo.report.markdown, path_value, "write a Markdown summary");
   add(verify, "--html", vo.report.html, path_value, "write a self-contained HTML report with heatmaps of the failing cases");
@@ -473,8 +474,10 @@ int main(int argc, char** argv) {
     }
     if (regress->parsed()) {
       if (refuse_under_mpirun("regress")) return 2;
-      if (!regress_html.empty())
+      if (!regress_html.empty()) {
+        if (auto s = flags::not_an_input("--html", regress_html, {regress_dir}); !s.ok()) return fail(s.error());
         if (auto s = flags::writable_file("--html", regress_html); !s.ok()) return fail(s.error());
+      }
       auto r = ltt::run_regress(regress_dir, regress_html, command);
       return r.ok() ? *r : fail(r.error());
     }

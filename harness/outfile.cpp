@@ -61,7 +61,24 @@ std::string resolve(const std::string& given) {
 
 }  // namespace
 
+std::optional<int> own_descriptor(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string pre : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.rfind(pre, 0) != 0 || path.size() == pre.size() || path.size() > pre.size() + 6) continue;
+    const std::string n = path.substr(pre.size());
+    if (n.find_first_not_of("0123456789") == std::string::npos) return std::stoi(n);
+  }
+  return std::nullopt;
+}
+
 Status write_text_file(const std::string& flag, const std::string& given, const std::string& text) {
+  if (const auto fd = own_descriptor(given)) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (!write_all(*fd, text)) return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(errno));
+    return {};
+  }
   const std::string path = resolve(given);
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;

@@ -4,6 +4,7 @@
 // or a killed run leaves the earlier file as it was, never a truncated one.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "status.hpp"
@@ -17,5 +18,11 @@ namespace ltt {
 // temporary is removed and the error names `flag` (e.g. "--json"), the path and
 // the OS's reason.
 Status write_text_file(const std::string& flag, const std::string& path, const std::string& text);
+
+// The descriptor a path names in this process: `-` and /dev/stdout 1,
+// /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N. write_text_file writes such
+// a report to the descriptor itself, after what stdio holds: a report sent to
+// stdout follows the table there, whether stdout is a pipe or a file.
+std::optional<int> own_descriptor(const std::string& path);
 
 }  // namespace ltt

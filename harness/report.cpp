@@ -251,7 +251,7 @@ void Report::add(const CaseResult& r) {
               std::to_string(r.outside), std::isinf(r.steps_max) ? "inf" : fmt("%.0f", r.steps_max),
               fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / n), fmt("%.3g", r.vs_truth.max_ratio),
               std::to_string(h[0]), std::to_string(h[1]), std::to_string(h[2]), std::to_string(h[3]),
-              r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), r.deterministic ? "same" : "DIFF",
+              r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), !r.reran ? "-" : r.deterministic ? "same" : "DIFF",
               std::to_string(r.gate_fail), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
   if (!r.ok) {
     std::string why;
@@ -279,6 +279,7 @@ void Report::add(const CaseResult& r) {
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
   }
+  if (!r.outputs_note.empty()) std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.outputs_note.c_str());
   if (r.ok && !o_.gemm_algos.empty() && !r.note.empty())  // --gemm-algos' count of algorithms
     std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.note.c_str());
   if (r.ok && r.rows_moved)
@@ -374,7 +375,8 @@ Status Report::finish(double wall_seconds) {
                                             {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
                             {"ranks_agree", r.bad_rank < 0},
                             {"first_differing_rank", r.bad_rank},
-                            {"deterministic", r.deterministic},
+                            {"deterministic", r.reran ? nlohmann::json(r.deterministic) : nlohmann::json(nullptr)},
+                            {"outputs_note", r.outputs_note},
                             {"fake_rank_run", r.fake_ranks_differ < 0 ? nlohmann::json(nullptr)
                                                                       : nlohmann::json{{"ranks_differ", r.fake_ranks_differ},
                                                                                        {"rank0_elements_differ", r.fake_elems_differ},
@@ -402,7 +404,7 @@ Status Report::finish(double wall_seconds) {
         << fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1))
         << " | " << fmt("%.3g", r.vs_truth.max_ratio) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
         << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | "
-        << (r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | " << (r.deterministic ? "same" : "differs")
+        << (r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | " << (!r.reran ? "-" : r.deterministic ? "same" : "differs")
         << " | " << r.gate_fail << " | " << (r.ok ? "pass" : cat("**FAIL** (", [&] {
              std::string c;
              for (const auto& x : r.failed_checks()) c += (c.empty() ? "" : ", ") + x;

@@ -56,6 +56,8 @@ struct CaseResult {
   int bad_rank = -1;                   // first rank whose output differs from rank 0's
   long bad_rank_elem = -1;
   bool deterministic = true;
+  bool reran = true;                   // false in verify: its outputs were made once, elsewhere
+  std::string outputs_note;            // verify: ranks given, tensors or files not checked ("" when none)
   size_t poisoned = 0;                 // elements the backend never wrote
   bool all_zero = false;               // no nonzero element (never passes)
   bool strict_fail = false;            // the optional emulated-reference ULP gate (--ulp-max/--ulp-frac) failed

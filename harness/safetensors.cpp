@@ -253,7 +253,7 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     if (ds == "BF16") t.dtype = StDtype::BF16;
     else if (ds == "F32") t.dtype = StDtype::F32;
     else if (ds == "F64") t.dtype = StDtype::F64;
-    else return BADT("unknown dtype '", ds, "' (BF16, F32 and F64 are supported)");
+    else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
     if (!sh.is_array()) return BADT("'shape' is not an array");
     for (size_t i = 0; i < sh.size(); ++i) {
       const json& d = sh[i];

@@ -16,15 +16,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RankOutput {
-  MatD values;
+// tier -> rank -> output, from the outputs file, and what the file holds
+// that is not checked (other tiers than --tier's). Names that start with
+// "output" must be one of the two forms; one (tier, rank) given twice is
+// refused, never resolved by order.
+struct Outputs {
+  std::map<int, std::map<int, MatD>> by_tier;
+  std::vector<std::string> skipped;  // tensors of tiers --tier left out
 };
 
-// tier -> rank -> output, from the outputs file.
-Result<std::map<int, std::map<int, MatD>>> outputs_of(const SafeTensors& out, const LoadedCase& c,
-                                                      const VerifyOptions& o, const std::string& file) {
+Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const VerifyOptions& o, const std::string& file) {
   const Problem& p = c.in.p;
-  std::map<int, std::map<int, MatD>> res;
+  Outputs res;
+  std::map<std::pair<int, int>, std::string> named;  // (tier, rank) -> the tensor that gave it
   for (const auto& [n, t] : out.tensors) {
     int tier = -1, rank = -1;
     if (n == "output") {
@@ -33,20 +37,49 @@ Result<std::map<int, std::map<int, MatD>>> outputs_of(const SafeTensors& out, co
       else return LTT_USAGE(file, ": tensor 'output' does not say which tier made it and the case covers several: give --tier");
       rank = 0;
     } else if (std::sscanf(n.c_str(), "output.tier%d.rank%d", &tier, &rank) != 2 || n != cat("output.tier", tier, ".rank", rank)) {
-      continue;
+      if (n.rfind("output", 0) == 0)
+        return LTT_USAGE(file, ": tensor '", n, "' is neither 'output' nor 'output.tier{k}.rank{r}': rename it");
+      continue;  // inputs and expected tensors (a failure dump verifies as it is)
     }
     if (tier < 0 || tier >= kNumTiers) return LTT_USAGE(file, ": tensor '", n, "': tier ", tier, " does not exist");
     if (rank < 0 || rank >= p.T) return LTT_USAGE(file, ": tensor '", n, "': rank ", rank, " is outside 0..", p.T - 1, " (the case's tp)");
-    if (o.tier && tier != *o.tier) continue;
+    if (o.tier && tier != *o.tier) {
+      res.skipped.push_back(n);
+      continue;
+    }
+    if (auto [it, fresh] = named.emplace(std::pair{tier, rank}, n); !fresh)
+      return LTT_USAGE(file, ": tensors '", it->second, "' and '", n, "' are both tier ", tier, " rank ", rank,
+                       "'s output: keep one");
     if (t.dtype == StDtype::F64) return LTT_USAGE(file, ": tensor '", n, "' is F64: outputs are BF16 or F32");
     auto v = out.get_as_double(n, p.M, p.H);
     if (!v.ok()) return v.error();
-    res[tier][rank] = std::move(*v);
+    res.by_tier[tier][rank] = std::move(*v);
   }
-  if (res.empty())
+  if (res.by_tier.empty())
     return LTT_USAGE(file, ": no output to verify: expected a tensor 'output' or 'output.tier{k}.rank{r}' of shape [", p.M,
                      ", ", p.H, "]", o.tier ? cat(" for tier ", *o.tier) : std::string());
   return res;
+}
+
+// A case file and its outputs, read and checked against each other.
+struct Loaded {
+  LoadedCase c;
+  Outputs outs;
+};
+
+Result<Loaded> load_pair(const std::string& case_file, const std::string& out_file, const VerifyOptions& o) {
+  auto cs = read_safetensors(case_file);
+  if (!cs.ok()) return cs.error();
+  if (!cs->metadata.count("tp") && !cs->tensors.count("routed.rank0"))
+    return LTT_USAGE("--case ", case_file, " holds no case (no 'tp' in its metadata, no 'routed.rank0'): a case file is "
+                     "what ltt golden writes; if it is your outputs, give it as --output");
+  auto c = load_case(*cs, case_file);
+  if (!c.ok()) return c.error();
+  auto os = read_safetensors(out_file);
+  if (!os.ok()) return os.error();
+  auto outs = outputs_of(*os, *c, o, out_file);
+  if (!outs.ok()) return outs.error();
+  return Loaded{std::move(*c), std::move(*outs)};
 }
 
 // The first element where two ranks' outputs differ (NaN equals NaN), or -1.
@@ -62,7 +95,10 @@ long first_difference(const MatD& a, const MatD& b) {
 
 Result<int> run_verify(const VerifyOptions& o) {
   const double t0 = now_seconds();
+  if (!fs::exists(o.case_path)) return LTT_USAGE("--case ", o.case_path, ": no such file or directory");
+  if (!fs::exists(o.output_path)) return LTT_USAGE("--output ", o.output_path, ": no such file or directory");
   std::vector<std::pair<std::string, std::string>> pairs;
+  std::vector<std::string> unmatched;  // output files with no case of their name
   if (fs::is_directory(o.case_path)) {
     if (!fs::is_directory(o.output_path))
       return LTT_USAGE("--case ", o.case_path, " is a directory, so --output must be one too (outputs under the cases' file names)");
@@ -74,48 +110,93 @@ Result<int> run_verify(const VerifyOptions& o) {
       }
     std::sort(pairs.begin(), pairs.end());
     if (pairs.empty()) return LTT_USAGE("--case ", o.case_path, ": no .safetensors case file in the directory");
+    for (const auto& d : fs::directory_iterator(o.output_path))
+      if (d.path().extension() == ".safetensors" && !fs::exists(fs::path(o.case_path) / d.path().filename()))
+        unmatched.push_back(d.path().filename().string());
+    std::sort(unmatched.begin(), unmatched.end());
   } else {
+    if (fs::is_directory(o.output_path))
+      return LTT_USAGE("--output ", o.output_path, " is a directory but --case ", o.case_path, " is one file: give the outputs file");
     pairs.emplace_back(o.case_path, o.output_path);
   }
+  // Every pair read and checked before the first line: a malformed file
+  // late in a directory never cuts a run (and its reports) short.
+  if (pairs.size() > 1)
+    for (const auto& [case_file, out_file] : pairs)
+      if (auto l = load_pair(case_file, out_file, o); !l.ok()) return l.error();
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
-  bool header = false;  // printed once the first case has loaded
+  bool header = false;  // printed with the first row: a run that stops before it prints no table
+  auto start_table = [&] {
+    if (header) return;
+    header = true;
+    report.header();
+    if (unmatched.empty()) return;
+    std::string names;
+    for (const auto& n : unmatched) names += cat(names.empty() ? "" : ", ", n);
+    std::printf("# not checked: %zu output file(s) in %s with no case of their name in %s: %s\n", unmatched.size(),
+                o.output_path.c_str(), o.case_path.c_str(), names.c_str());
+  };
   size_t failed = 0;
   for (const auto& [case_file, out_file] : pairs) {
-    auto cs = read_safetensors(case_file);
-    if (!cs.ok()) return cs.error();
-    auto c = load_case(*cs, case_file);
-    if (!c.ok()) return c.error();
-    auto os = read_safetensors(out_file);
-    if (!os.ok()) return os.error();
-    auto outs = outputs_of(*os, *c, o, out_file);
-    if (!outs.ok()) return outs.error();
-    Reference ref(c->in);
-    for (const auto& [tier, ranks] : *outs) {
+    auto l = load_pair(case_file, out_file, o);
+    if (!l.ok()) return l.error();
+    const LoadedCase& c = l->c;
+    Reference ref(c.in);
+    for (const auto& [tier, ranks] : l->outs.by_tier) {
       const double a = now_seconds();
-      const Contract contract = c->contract.for_tier(tier);
-      if (Status s = validate_for_tier(c->in.p, tier); !s.ok()) return LTT_USAGE(case_file, ": ", s.error().message);
-      MatrixB want;
-      if (c->expected.count(tier)) want = c->expected.at(tier);
-      else {
-        auto y = ref.emulated(tier, contract);
-        if (!y.ok()) return y.error();
-        want = (*y)[0];
+      const Contract contract = c.contract.for_tier(tier);
+      if (Status s = validate_for_tier(c.in.p, tier); !s.ok()) return LTT_USAGE(case_file, ": ", s.error().message);
+      // The file's expected output must be what its inputs and metadata give:
+      // an edited eps, order or input would otherwise judge by one reference
+      // and report against another.
+      auto y = ref.emulated(tier, contract);
+      if (!y.ok()) return y.error();
+      const MatrixB& want = (*y)[0];
+      if (c.expected.count(tier)) {
+        const MatrixB& file = c.expected.at(tier);
+        long n = 0, first = -1;
+        for (size_t e = 0; e < want.v.size(); ++e)
+          if (want.v[e].bits != file.v[e].bits && !(std::isnan(to_double(want.v[e])) && std::isnan(to_double(file.v[e])))) {
+            if (first < 0) first = static_cast<long>(e);
+            ++n;
+          }
+        if (n)
+          return LTT_USAGE(case_file, ": tensor 'expected.tier", tier, "' is not what the file's inputs and metadata give (",
+                           n, " of ", want.v.size(), " elements differ, the first at [", first / c.in.p.H, ", ", first % c.in.p.H,
+                           "]: ", to_double(file.v[static_cast<size_t>(first)]), " in the file, ",
+                           to_double(want.v[static_cast<size_t>(first)]),
+                           " recomputed): the file was edited or made by another ltt; make it again with ltt golden "
+                           "(ltt regress DIR checks a golden set)");
       }
       CaseResult res;
       res.tier = tier;
-      res.p = c->in.p;
+      res.p = c.in.p;
       res.contract = contract;
+      res.reran = false;
+      res.dump = case_file;  // the JSON's case_file, and the FAIL lines' "case file:"
       const auto& first = *ranks.begin();
-      for (const auto& [r, y] : ranks)
+      for (const auto& [r, yr] : ranks)
         if (res.bad_rank < 0) {
-          const long e = first_difference(y, first.second);
+          const long e = first_difference(yr, first.second);
           if (e >= 0) {
             res.bad_rank = r;
             res.bad_rank_elem = e;
           }
         }
+      std::string given;
+      // One rank's output (rank 0) is the usual file; several, but not all, are said.
+      if (static_cast<int>(ranks.size()) < c.in.p.T && (ranks.size() > 1 || ranks.begin()->first != 0)) {
+        for (const auto& [r, yr] : ranks) given += cat(given.empty() ? "" : ",", r);
+        given = cat(ranks.size(), " of ", c.in.p.T, " ranks' outputs given (rank", ranks.size() > 1 ? "s " : " ", given, ")");
+      }
+      if (!l->outs.skipped.empty()) {
+        std::string sk;
+        for (const auto& n : l->outs.skipped) sk += cat(sk.empty() ? "" : ", ", n);
+        given += cat(given.empty() ? "" : "; ", "not checked (--tier ", tier, "): ", sk);
+      }
+      res.outputs_note = given;
       const Interval adm = ref.admissible(tier, contract);
       evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), adm, ro, res);
       std::optional<MatrixB> rounded_twice;
@@ -128,8 +209,7 @@ Result<int> run_verify(const VerifyOptions& o) {
                         ro.ulp_max >= 0 ? cat(" --ulp-max ", ro.ulp_max) : std::string(),
                         ro.ulp_frac >= 0 ? cat(" --ulp-frac ", ro.ulp_frac) : std::string());
       }
-      if (!header) report.header();
-      header = true;
+      start_table();
       report.add(res);
     }
   }

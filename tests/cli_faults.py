@@ -379,6 +379,86 @@ elif cls == "robust":
         expect(r.returncode == 2 and "cannot rename" in r.stderr and "process 0" in r.stderr and r.seconds < 60
                and "process 0 stopped the run" not in r.stderr, f"mpirun -np 2: a dump process 0 cannot write: exit 2 at once "
                f"({r.seconds:.1f} s), its reason said once", r)
+    # 9. Reports never go into an input folder: a golden set's manifest, its case files, outputs found by name.
+    gdir = os.path.dirname(a_case("set9"))
+    before = {f: sha(os.path.join(gdir, f)) for f in os.listdir(gdir)}
+    refused(["regress", gdir, "--html", os.path.join(gdir, "manifest.json")], "is in the input directory")
+    refused(["regress", gdir, "--html", os.path.join(gdir, "report.html")], "is in the input directory")
+    refused(["verify", "--case", gdir, "--output", gdir, "--json", os.path.join(gdir, "new.safetensors")], "is in the input directory")
+    expect({f: sha(os.path.join(gdir, f)) for f in os.listdir(gdir)} == before, "the golden set is as it was")
+    # 10. Reports to stdout: after the table, through a pipe or into a file, nothing lost.
+    case = a_case("case10")
+    t10, m10 = stfile.read(case)
+    stfile.write("out10.safetensors", {"output": t10["expected.tier1"]})
+    r = run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "/dev/stdout"])
+    expect(r.returncode == 0 and r.stdout.startswith("# ltt verify") and '"cases"' in r.stdout, "--json /dev/stdout to a pipe", r)
+    with open("so.txt", "w") as f:
+        r2 = subprocess.run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "-"], stdout=f, text=True)
+    so = open("so.txt").read()
+    expect(r2.returncode == 0 and so.startswith("# ltt verify") and so.rstrip().endswith("}") and not os.path.exists("-"),
+           f"--json - into a file: the table, then the JSON ({so[:60]!r}...)")
+    # 11. An outputs file says what it holds, once: a tier's rank twice is refused, another tier's tensors and
+    #     missing ranks are said, a name like an output but neither form is refused.
+    e1 = t10["expected.tier1"]
+    stfile.write("two.safetensors", {"output": e1, "output.tier1.rank0": e1})
+    refused(["verify", "--case", case, "--output", "two.safetensors"], "are both tier 1 rank 0's output")
+    stfile.write("odd.safetensors", {"output.tier1": e1})
+    refused(["verify", "--case", case, "--output", "odd.safetensors"], "is neither 'output' nor")
+    full = a_case("case11", tiers="1,2")
+    t11, _ = stfile.read(full)
+    stfile.write("mix.safetensors", {**{f"output.tier1.rank{r}": t11["expected.tier1"] for r in range(7)},
+                                     "output.tier2.rank0": (t11["expected.tier2"][0], t11["expected.tier2"][1], bytes(len(t11["expected.tier2"][2])))})
+    r = run([ltt, "verify", "--case", full, "--output", "mix.safetensors", "--tier", "1"])
+    expect(r.returncode == 0 and "7 of 8 ranks' outputs given" in r.stdout and "not checked (--tier 1): output.tier2.rank0" in r.stdout,
+           "--tier 1: the other tier's tensor and the missing rank are said", r)
+    r = run([ltt, "verify", "--case", full, "--output", "mix.safetensors"])
+    expect(r.returncode == 1, "without --tier the all-zero tier 2 output fails", r)
+    # 12. A case file whose expected output is not what its inputs and metadata give is refused.
+    for key, val in (("eps", "0.01"), ("rmsnorm_order", "fused")):
+        m = dict(m10)
+        m[key] = val
+        stfile.write("edited.safetensors", t10, m)
+        refused(["verify", "--case", "edited.safetensors", "--output", "out10.safetensors"], "is not what the file's inputs and metadata give")
+    t = dict(t10)
+    del t["expected.tier1"]
+    stfile.write("noexp.safetensors", t, m10)
+    refused(["verify", "--case", "noexp.safetensors", "--output", "out10.safetensors"], "names tier 1 but there is no tensor 'expected.tier1'")
+    # An all-NaN output fails as outside its sets, not as all zero.
+    d, sh, b = e1
+    stfile.write("nan.safetensors", {"output": (d, sh, b"\xc0\x7f" * (len(b) // 2))})
+    r = run([ltt, "verify", "--case", case, "--output", "nan.safetensors", "--json", "nan.json"])
+    fc = json.load(open("nan.json"))["cases"][0]["failed_checks"] if os.path.exists("nan.json") else None
+    expect(r.returncode == 1 and fc == ["admissible"] and "all zero;" not in r.stdout, f"all-NaN: failed checks {fc}", r)
+    # 13. A directory of cases: a malformed output late in it stops the run before the first row; an
+    #     output with no case is said.
+    os.makedirs("o13")
+    cdir = os.path.dirname(case)
+    stfile.write(os.path.join("o13", os.path.basename(case)), {"output": e1})
+    stfile.write(os.path.join("o13", "extra.safetensors"), {"output": e1})
+    r = run([ltt, "verify", "--case", cdir, "--output", "o13"])
+    expect(r.returncode == 0 and "not checked: 1 output file(s)" in r.stdout and "extra.safetensors" in r.stdout, "an output with no case is said", r)
+    stfile.write(os.path.join("o13", os.path.basename(case)), {"output": (d, [1, sh[1]], b[:2 * sh[1]])})
+    r = run([ltt, "verify", "--case", cdir, "--output", "o13", "--json", "d13.json"])
+    expect(r.returncode == 2 and "# ltt verify" not in r.stdout and not os.path.exists("d13.json"), "a bad output: exit 2 before any row", r)
+    # 14. golden replaces only files it wrote; a manifest that lists a file twice, or the wrong size, is caught.
+    os.makedirs("gx")
+    name = os.path.basename(case)
+    open(os.path.join("gx", name), "w").write("my outputs\n")
+    refused(["golden", "--out", "gx", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "1"],
+            "does not list it")
+    expect(open(os.path.join("gx", name)).read() == "my outputs\n", "golden left the unlisted file as it was")
+    mf = os.path.join(cdir, "manifest.json")
+    good = json.load(open(mf))
+    bad = json.loads(json.dumps(good))
+    bad["files"].append(bad["files"][0])
+    json.dump(bad, open(mf, "w"))
+    refused(["regress", cdir], "is listed twice")
+    bad = json.loads(json.dumps(good))
+    bad["files"][0]["bytes"] += 1
+    json.dump(bad, open(mf, "w"))
+    r = run([ltt, "regress", cdir])
+    expect(r.returncode == 1 and "bytes, the manifest says" in r.stdout, "a manifest's wrong size is drift", r)
+    json.dump(good, open(mf, "w"))
 else:
     sys.exit(f"unknown class {cls}")
 

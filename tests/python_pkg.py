@@ -2,25 +2,33 @@
 """The Python package on the CPU: installs offline with pip, loads a case, passes a correct
 tier-1 output computed with NumPy (code that is not ltt's) and every expected tensor, and fails
 a planted bug with an assert_close-like message that names the element and the reproduce command.
+Also: case() in a workdir holding other cases returns the one asked for, and refuses several values;
+a bad $LTT and no binary are LttErrors that say where ltt looked; temporary folders are removed.
 
 usage: python_pkg.py LTT SOURCE_DIR WORKDIR
 """
+import gc
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 ltt_bin, src, work = (os.path.abspath(a) for a in sys.argv[1:4])
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-# pip install ./python, offline, into a folder of its own.
+# The README's `pip install --no-index --no-deps ./python`, into a folder of its own.
 site = os.path.join(work, "site")
-r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation", "--no-deps",
+r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
                     "--target", site, os.path.join(src, "python")], capture_output=True, text=True)
 if r.returncode != 0:
     sys.exit(f"pip install ./python failed:\n{r.stdout}\n{r.stderr}")
 sys.path.insert(0, site)
 os.environ["LTT"] = ltt_bin
+tmp = os.path.join(work, "tmp")  # the package's temporary folders go here, to see that they are removed
+os.makedirs(tmp)
+tempfile.tempdir = tmp
 import numpy as np  # noqa: E402
 
 import ltt  # noqa: E402
@@ -64,6 +72,31 @@ except AssertionError as e:
     expect("index (2, " in msg and "admissible [" in msg, f"the message names row 2 and the admissible set: {msg}")
     expect("reproduce:" in msg and "verify --case" in msg, f"the message has the reproduce command: {msg}")
     first = msg
+# Failing outputs on a kept case (workdir) stay, so that `reproduce` runs; passing ones are removed.
+v = ltt.verify(case, bad, tier=1)
+expect(v.kept and v.kept in v.reproduce and os.path.isdir(v.kept), f"a failing output is kept for reproduce: {v.kept}")
+r = subprocess.run(v.reproduce, shell=True, capture_output=True, text=True)
+expect(r.returncode == 1, f"the reproduce command fails the output again: {r.returncode} {r.stderr}")
+for name in os.listdir(tmp):
+    shutil.rmtree(os.path.join(tmp, name))  # the kept failing outputs above
+expect(ltt.verify(case, y, tier=1).kept is None and os.listdir(tmp) == [], f"a passing verify leaves {os.listdir(tmp)}")
+# The greatest distance is over every element, not only the 20 listed: row 0 a few steps off
+# (the first 20 outside), one element of row 4 far off.
+far = y.copy()
+far[0] = emulate.bf16(far[0] * np.float32(1.05))
+far[4, 100] = emulate.bf16(np.float32(far[4, 100] * 8 + 1))
+v = ltt.verify(case, far, tier=1)
+shown = re.search(r"Greatest distance: (\S+) bf16 steps", v.message())
+listed = max(float(f["steps"]) for f in v.first_outside)
+expect(v.outside > 20 and v.steps_max > listed, f"the far element is past the listed ones: {v.outside} {v.steps_max} {listed}")
+expect(shown and float(shown.group(1)) == v.steps_max and "after the first 20 outside" in v.message(),
+       f"the message gives the greatest distance over every element ({v.steps_max}): {v.message()}")
+nan = y.copy()
+nan[1, 2] = np.nan
+expect("Greatest distance: a NaN/Inf class mismatch at index (1, 2)" in ltt.verify(case, nan, tier=1).message(),
+       "a NaN where a number belongs is the greatest distance")
+for name in os.listdir(tmp):
+    shutil.rmtree(os.path.join(tmp, name))
 # Bad input is an LttError with ltt's reason.
 try:
     ltt.verify(case, y[:4], tier=1)
@@ -75,6 +108,50 @@ try:
     fails.append("T 3 with H 256 was accepted")
 except ltt.LttError as e:
     expect("not divisible by T = 3" in str(e), f"ltt's reason: {e}")
+# case() in a workdir that holds other cases returns the one asked for.
+cw = os.path.join(work, "cases")
+for ask, check in ((dict(eps=1e-5), lambda c: float(c.meta["eps"]) == 1e-5), (dict(), lambda c: float(c.meta["eps"]) == 1e-6),
+                   (dict(algo="ring"), lambda c: c.meta["algo"] == "ring"), (dict(), lambda c: c.meta["algo"] == "one-shot"),
+                   (dict(dims="1024,512"), lambda c: c.hidden == 1024), (dict(), lambda c: c.hidden == 256),
+                   (dict(tiers=[1, 2]), lambda c: c.tiers == [1, 2]), (dict(), lambda c: c.tiers == [1]),
+                   (dict(seed=1), lambda c: c.meta["seed"] == "1"), (dict(), lambda c: c.meta["seed"] == "0")):
+    c = ltt.case(**{"tp": 8, "tokens": 5, "dims": "small", "dist": "realistic", "tiers": [1], **ask}, workdir=cw)
+    expect(check(c), f"case({ask}) in a workdir of other cases: {c.meta} {c.path}")
+# One case per call: several values are refused before anything is written.
+for ask, word in ((dict(dist="all"), "dist"), (dict(dist="realistic,adversarial"), "dist"), (dict(tokens=[1, 5]), "tokens"),
+                  (dict(tp="8,16"), "tp")):
+    try:
+        ltt.case(**ask)
+        fails.append(f"case({ask}) was accepted")
+    except ltt.LttError as e:
+        expect(str(e).startswith(f"ltt.case: {word} must be one") and "once per" in str(e), f"case({ask}): {e}")
+# Without workdir the case's folder goes with the Case; a passing verify leaves nothing.
+c = ltt.case(tp=8, tokens=5, dims="small", tiers=[1])
+expect(os.path.exists(c.path) and ltt.verify(c, c.expected[1], tier=1).passed, "a temporary case verifies")
+v = ltt.verify(c, bad, tier=1)
+expect(v.kept is None and "temporary" in v.message(), f"a failing output on a temporary case is not kept: {v.message()}")
+expect(len(os.listdir(tmp)) == 1, f"only the case's folder while the Case lives: {os.listdir(tmp)}")
+del c
+gc.collect()
+expect(os.listdir(tmp) == [], f"the case's folder goes with the Case: {os.listdir(tmp)}")
+# A bad $LTT, and no binary at all from the installed copy: LttErrors that say where ltt looked.
+for bad_ltt, why in (("/nonexistent/ltt", "does not exist"), (work, "is not an executable file")):
+    os.environ["LTT"] = bad_ltt
+    try:
+        ltt.case(tp=8, tokens=5, dims="small", tiers=[1])
+        fails.append(f"LTT={bad_ltt} was accepted")
+    except Exception as e:  # an LttError, not the OSError of running it
+        expect(isinstance(e, ltt.LttError) and f"$LTT={bad_ltt} {why}" in str(e), f"LTT={bad_ltt}: {e!r}")
+del os.environ["LTT"]
+path = os.environ.get("PATH", "")
+os.environ["PATH"] = tmp  # no ltt there
+try:
+    ltt.binary()
+    fails.append("the installed copy found a binary with no $LTT and no ltt on PATH")
+except ltt.LttError as e:
+    expect(f"imported from {os.path.join(site, 'ltt')}" in str(e) and "LTT=" in str(e), f"no binary: {e}")
+os.environ["PATH"], os.environ["LTT"] = path, ltt_bin
+expect(os.listdir(tmp) == [], f"temporary folders left: {os.listdir(tmp)}")
 
 for f in fails:
     print("FAILED:", f)

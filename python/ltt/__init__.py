@@ -7,8 +7,10 @@ order-free verdict of `ltt verify` on outputs made anywhere.
     ltt.assert_verified(case, y, tier=1)       # raises AssertionError, like torch.testing.assert_close
 
 The package drives the `ltt` binary (found as $LTT, then on PATH, then at
-build/release/bin/ltt beside this checkout); it needs the standard library
-and NumPy, and torch only to return or accept torch tensors.
+build/release/bin/ltt when imported from a checkout's python/ltt: an installed
+copy needs $LTT or PATH); it needs the standard library and NumPy (install with
+`pip install --no-index --no-deps ./python` offline), and torch only to return
+or accept torch tensors.
 """
 from ._core import Case, Verdict, LttError, case, verify, assert_verified, binary
 

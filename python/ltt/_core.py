@@ -1,11 +1,14 @@
 """The package's machinery: the binary, safetensors files, cases, verdicts."""
+import hashlib
 import json
+import operator
 import os
 import shlex
 import shutil
 import struct
 import subprocess
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -14,23 +17,40 @@ class LttError(RuntimeError):
     """ltt refused the request (bad input, exit 2) or could not run."""
 
 
+_HOW = "set LTT=/path/to/ltt (build/release/bin/ltt of a built checkout) or put ltt on PATH"
+
+
 def binary():
-    """The ltt binary: $LTT, else `ltt` on PATH, else build/release/bin/ltt of this checkout."""
+    """The ltt binary: $LTT, else `ltt` on PATH, else build/release/bin/ltt of the checkout when the
+    package is imported from one (python/ltt in a tree with build/), not from an installed copy."""
     env = os.environ.get("LTT")
     if env:
-        return env
+        found = shutil.which(env)
+        if not found:
+            why = "is not an executable file" if os.path.exists(env) else "does not exist"
+            raise LttError(f"$LTT={env} {why}: {_HOW}")
+        return found
     on_path = shutil.which("ltt")
     if on_path:
         return on_path
-    here = os.path.dirname(os.path.abspath(__file__))
-    guess = os.path.normpath(os.path.join(here, "..", "..", "build", "release", "bin", "ltt"))
-    if os.path.exists(guess):
-        return guess
-    raise LttError("no ltt binary: set LTT=/path/to/ltt, put ltt on PATH, or build this checkout (build/release/bin/ltt)")
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(pkg))
+    if os.path.basename(os.path.dirname(pkg)) == "python" and os.path.isdir(os.path.join(root, "build")):
+        guess = os.path.join(root, "build", "release", "bin", "ltt")
+        if shutil.which(guess):
+            return guess
+        checkout = f"no executable {guess}"
+    else:
+        checkout = f"no checkout's build/ (the package is imported from {pkg}, not from python/ltt of a built checkout)"
+    raise LttError(f"no ltt binary: $LTT is unset, no ltt on PATH, {checkout}; {_HOW}")
 
 
 def _run(args):
-    r = subprocess.run([binary(), *args], capture_output=True, text=True)
+    exe = binary()
+    try:
+        r = subprocess.run([exe, *args], capture_output=True, text=True)
+    except OSError as e:
+        raise LttError(f"could not run {exe}: {e}; {_HOW}") from None
     if r.returncode == 2:
         raise LttError(f"ltt {' '.join(args)}: {r.stderr.strip() or r.stdout.strip()}")
     return r
@@ -86,11 +106,14 @@ class Case:
 
     inputs: {"R": [T x [M, L]], "S": [T x [M, H]], "g": [L], "W": [H, L]} (float32 holding bf16 values,
     or torch tensors on `device`); expected: {tier: [M, H]}; expected_exact: [M, H] float64 truth;
-    meta: the case file's metadata; path: the case file."""
+    meta: the case file's metadata; path: the case file. A case from ltt.case() without `workdir` lives in
+    a temporary folder that is removed with the Case (when it is garbage-collected, or at exit): `path`
+    holds while the Case does."""
 
     def __init__(self, path, device=None):
         t, meta = _read(path)
         self.path, self.meta = path, meta
+        self._temporary = None  # ltt.case() without workdir: the folder's remover
         self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
         self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
         self.tiers = [int(k) for k in meta["tiers"].split(",")]
@@ -116,33 +139,57 @@ def _converter(device):
     return lambda a: torch.from_numpy(np.ascontiguousarray(a)).to(device=device, dtype=torch.bfloat16)
 
 
+def _one_int(name, v):
+    try:
+        return str(operator.index(v))
+    except TypeError:
+        raise LttError(f"ltt.case: {name} must be one integer, not {v!r}: case() returns one case, "
+                       "call it once per value") from None
+
+
 def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", eps=1e-6, algo=None, device=None,
          workdir=None):
-    """Writes the case with `ltt golden` (into `workdir`, else a temporary folder) and loads it."""
-    work = workdir or tempfile.mkdtemp(prefix="ltt-case-")
+    """Writes one case with `ltt golden` and loads it: tp, tokens and seed are one integer each, dist one
+    distribution (realistic, adversarial or exact). With `workdir` the case file is kept in a sub-folder
+    of it named by a hash of the arguments (golden-<hash>/, so that another case there is never taken for
+    this one); without, it goes to a temporary folder removed with the Case (see Case)."""
+    if not isinstance(dist, str) or dist == "all" or "," in dist:
+        raise LttError(f"ltt.case: dist must be one distribution (realistic, adversarial or exact), not {dist!r}: "
+                       "case() returns one case, call it once per distribution")
     tiers_arg = tiers if isinstance(tiers, str) else ",".join(str(k) for k in tiers)
-    args = ["golden", "--out", work, "--tp", str(tp), "--tokens", str(tokens), "--dims", str(dims), "--dist", dist,
-            "--seed", str(seed), "--tier", tiers_arg, "--eps", repr(float(eps))]
+    args = ["--tp", _one_int("tp", tp), "--tokens", _one_int("tokens", tokens), "--dims", str(dims), "--dist", dist,
+            "--seed", _one_int("seed", seed), "--tier", tiers_arg, "--eps", repr(float(eps))]
     if algo:
         args += ["--algo", algo]
-    r = _run(args)
-    if r.returncode != 0:
-        raise LttError(f"ltt golden failed: {r.stderr.strip()}")
-    manifest = json.load(open(os.path.join(work, "manifest.json")))
-    want = {"tp": str(tp), "tokens": str(tokens), "dist": dist, "seed": str(seed)}
-    files = [e["file"] for e in manifest["files"] if all(e["metadata"].get(k) == v for k, v in want.items())]
-    if not files:
-        raise LttError(f"ltt golden wrote no case for {want} in {work}")
-    return Case(os.path.join(work, sorted(files)[-1]), device=device)
+    if workdir:
+        work = os.path.join(workdir, "golden-" + hashlib.sha256(" ".join(args).encode()).hexdigest()[:16])
+        os.makedirs(work, exist_ok=True)
+    else:
+        work = tempfile.mkdtemp(prefix="ltt-case-")
+    try:
+        r = _run(["golden", "--out", work, *args])
+        if r.returncode != 0:
+            raise LttError(f"ltt golden failed: {r.stderr.strip()}")
+        files = sorted({e["file"] for e in json.load(open(os.path.join(work, "manifest.json")))["files"]})
+        if len(files) != 1:
+            raise LttError(f"ltt golden {' '.join(args)}: expected one case file in {work}, found {files}")
+        c = Case(os.path.join(work, files[0]), device=device)
+    except BaseException:
+        if not workdir:
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+    if not workdir:
+        c._temporary = weakref.finalize(c, shutil.rmtree, work, True)
+    return c
 
 
 class Verdict:
     """ltt verify's judgement of one output: passed, the failing elements with their
     admissible sets, the report's figures, and the command that reproduces it."""
 
-    def __init__(self, report, command, stdout):
+    def __init__(self, report, command, stdout, kept=None):
         c = report["cases"][0]
-        self.report, self.stdout = c, stdout
+        self.report, self.stdout, self.kept = c, stdout, kept
         self.passed = bool(c["pass"])
         self.failed_checks = c["failed_checks"]
         self.outside = c["admissible"]["outside"]
@@ -161,12 +208,21 @@ class Verdict:
         lines = [f"Outputs are not admissible! (failed checks: {', '.join(self.failed_checks)})",
                  f"Mismatched elements: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)"]
         if self.first_outside:
+            # The farthest over every element is the report's steps_max (-1: a NaN/Inf class mismatch);
+            # first_outside holds only the first 20 elements outside.
+            worst = float("inf") if self.steps_max < 0 else float(self.steps_max)
             far = max(self.first_outside, key=lambda f: float(f["steps"]))
-            lines.append(f"Greatest distance shown: {far['steps']} bf16 steps at index {tuple(far['index'])} "
-                         f"(got {far['got']}, admissible [{far['lo']}, {far['hi']}], truth {far['truth']})")
+            at = (f"at index {tuple(far['index'])} (got {far['got']}, admissible [{far['lo']}, {far['hi']}], "
+                  f"truth {far['truth']})")
+            dist = "a NaN/Inf class mismatch" if worst == float("inf") else f"{worst:g} bf16 steps"
+            if float(far["steps"]) >= worst:
+                lines.append(f"Greatest distance: {dist} {at}")
+            else:
+                lines.append(f"Greatest distance: {dist} (at an element after the first {len(self.first_outside)} "
+                             f"outside); the farthest of those: {float(far['steps']):g} bf16 steps {at}")
             for f in self.first_outside[:5]:
                 lines.append(f"  index {tuple(f['index'])}: got {f['got']}, admissible [{f['lo']}, {f['hi']}], "
-                             f"{f['steps']} steps outside")
+                             f"{float(f['steps']):g} steps outside")
         adm = self.report.get("admissible", {})
         if adm.get("missing_rounding_points"):
             lines.append(f"{adm.get('outside_at_rounded_truth')} of the {self.outside} elements outside hold the float64 "
@@ -179,7 +235,11 @@ class Verdict:
                          "where the contract has one (cuBLAS(Lt) in place, C == D, with an algorithm without split-K, "
                          "and so torch.addmm with a bf16 matrix addend where cuBLAS picks one; out of place it rounds "
                          "once)")
-        lines.append(f"reproduce: {self.reproduce}")
+        if self.kept:
+            lines.append(f"reproduce: {self.reproduce}")
+        else:
+            lines.append(f"reproduce (its files are temporary and removed; ltt.case(..., workdir=DIR) keeps them): "
+                         f"{self.reproduce}")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -189,23 +249,32 @@ class Verdict:
 def verify(case, output, tier, rank=None):
     """Judges `output` ([M, H]; NumPy or torch; bf16 values or fp32, rounded to bf16 as ltt does)
     as tier `tier`'s output on `case`. Returns a Verdict (truthy when it passes).
-    With rank=None the output is rank 0's; a dict {rank: output} checks several ranks."""
+    With rank=None the output is rank 0's; a dict {rank: output} checks several ranks.
+    The output goes to a temporary folder, removed once the verdict is read, except when the output fails
+    on a case whose file stays (ltt.case(..., workdir=DIR), or Case(path)): then the folder is kept, as
+    Verdict.kept, so that Verdict.reproduce runs later."""
     outs = output if isinstance(output, dict) else {0 if rank is None else rank: output}
-    work = tempfile.mkdtemp(prefix="ltt-verify-")
     tensors = {}
     for r, y in outs.items():
         a = _to_numpy(y)
         if a.shape != (case.tokens, case.hidden):
             raise LttError(f"output of rank {r} has shape {a.shape}, the case needs {(case.tokens, case.hidden)}")
         tensors[f"output.tier{tier}.rank{r}"] = a
-    out_path = os.path.join(work, "output.safetensors")
-    _write(out_path, tensors)
-    report = os.path.join(work, "report.json")
-    args = ["verify", "--case", case.path, "--output", out_path, "--tier", str(tier), "--json", report]
-    r = _run(args)
-    if not os.path.exists(report):
-        raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
-    return Verdict(json.load(open(report)), " ".join(shlex.quote(a) for a in [binary(), *args]), r.stdout)
+    work, keep = tempfile.mkdtemp(prefix="ltt-verify-"), False
+    try:
+        out_path = os.path.join(work, "output.safetensors")
+        _write(out_path, tensors)
+        report = os.path.join(work, "report.json")
+        args = ["verify", "--case", case.path, "--output", out_path, "--tier", str(tier), "--json", report]
+        r = _run(args)
+        if not os.path.exists(report):
+            raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
+        report = json.load(open(report))
+        keep = not report["cases"][0]["pass"] and case._temporary is None
+        return Verdict(report, " ".join(shlex.quote(a) for a in [binary(), *args]), r.stdout, work if keep else None)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def assert_verified(case, output, tier, rank=None):
