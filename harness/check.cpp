@@ -490,7 +490,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       if (P > 1) {
         int code = root_s.ok() ? 0 : static_cast<int>(root_s.error().code);
         MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-        if (code != 0 && !root) return LTT_ERR(static_cast<Errc>(code), "process 0 stopped the run: its message says why");
+        // The others end quietly, as for a usage error (said by process 0 alone, main.cpp): process 0
+        // prints its reason, and aborts the job with its code where the error is not a usage error.
+        if (code != 0 && !root) return LTT_USAGE("process 0 stopped the run: its message says why");
       }
       if (!root_s.ok()) return root_s;
     }

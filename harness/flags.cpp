@@ -2,6 +2,7 @@
 #include "flags.hpp"
 #include "outfile.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -207,7 +208,12 @@ Result<std::string> path(const std::string& flag, const std::string& s) {
 }
 
 Status writable_file(const std::string& flag, const std::string& p) {
-  if (own_descriptor(p)) return {};  // written to the descriptor itself
+  if (const auto fd = own_descriptor(p)) {  // written to the descriptor itself: it must be open for writing
+    const int fl = ::fcntl(*fd, F_GETFL);
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+      return LTT_USAGE(flag, " ", p, ": descriptor ", *fd, " is ", fl < 0 ? "not open" : "open for reading only", " in this process");
+    return {};
+  }
   std::error_code ec;
   const fs::path fp(p);
   if (fs::is_directory(fp, ec)) return LTT_USAGE(flag, " ", p, ": is a directory (give a file name)");

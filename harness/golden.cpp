@@ -346,9 +346,10 @@ Result<int> run_golden(const GoldenOptions& o) {
     // (outputs kept under the cases' names, say).
     const bool listed = std::any_of((*manifest)["files"].begin(), (*manifest)["files"].end(),
                                     [&](const nlohmann::json& e) { return e["file"] == s.file; });
-    if (!listed && fs::exists(fs::symlink_status(cat(o.out, "/", s.file), ec)))
+    if (!o.hash_only && !listed && fs::exists(fs::symlink_status(cat(o.out, "/", s.file), ec)))
       return LTT_USAGE(o.out, "/", s.file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
-                       "move it, or give another --out");
+                       "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "
+                       "leaves such a file: remove it)");
   }
   {
     std::vector<Problem> ps;

@@ -1,6 +1,7 @@
 // ltt verify.
 #include "verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -91,6 +92,18 @@ long first_difference(const MatD& a, const MatD& b) {
   return -1;
 }
 
+// The .safetensors file names in a directory, sorted; a directory that
+// cannot be listed is an error naming the flag.
+Result<std::vector<std::string>> safetensors_in(const std::string& flag, const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".safetensors") names.push_back(it->path().filename().string());
+  if (ec) return LTT_USAGE(flag, " ", dir, ": cannot list the directory: ", ec.message());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 }  // namespace
 
 Result<int> run_verify(const VerifyOptions& o) {
@@ -102,28 +115,35 @@ Result<int> run_verify(const VerifyOptions& o) {
   if (fs::is_directory(o.case_path)) {
     if (!fs::is_directory(o.output_path))
       return LTT_USAGE("--case ", o.case_path, " is a directory, so --output must be one too (outputs under the cases' file names)");
-    for (const auto& d : fs::directory_iterator(o.case_path))
-      if (d.path().extension() == ".safetensors") {
-        const fs::path out = fs::path(o.output_path) / d.path().filename();
-        if (!fs::exists(out)) return LTT_USAGE("no output for case ", d.path().string(), ": expected ", out.string());
-        pairs.emplace_back(d.path().string(), out.string());
-      }
-    std::sort(pairs.begin(), pairs.end());
+    auto cases = safetensors_in("--case", o.case_path);
+    if (!cases.ok()) return cases.error();
+    // An output directory that can be entered but not listed still serves its cases by name.
+    auto outs = safetensors_in("--output", o.output_path);
+    for (const auto& name : *cases) {
+      const fs::path out = fs::path(o.output_path) / name;
+      if (!fs::exists(out)) return LTT_USAGE("no output for case ", (fs::path(o.case_path) / name).string(), ": expected ", out.string());
+      pairs.emplace_back((fs::path(o.case_path) / name).string(), out.string());
+    }
     if (pairs.empty()) return LTT_USAGE("--case ", o.case_path, ": no .safetensors case file in the directory");
-    for (const auto& d : fs::directory_iterator(o.output_path))
-      if (d.path().extension() == ".safetensors" && !fs::exists(fs::path(o.case_path) / d.path().filename()))
-        unmatched.push_back(d.path().filename().string());
-    std::sort(unmatched.begin(), unmatched.end());
+    if (outs.ok())
+      for (const auto& name : *outs)
+        if (!std::binary_search(cases->begin(), cases->end(), name)) unmatched.push_back(name);
   } else {
     if (fs::is_directory(o.output_path))
       return LTT_USAGE("--output ", o.output_path, " is a directory but --case ", o.case_path, " is one file: give the outputs file");
     pairs.emplace_back(o.case_path, o.output_path);
   }
-  // Every pair read and checked before the first line: a malformed file
-  // late in a directory never cuts a run (and its reports) short.
+  // Every pair read and checked (names, dtypes, shapes, tiers) before the
+  // first line: a malformed file late in a directory never cuts a run (and
+  // its reports) short. Whether a case's expected output lies in its own
+  // sets needs the sets: that is checked as each case runs.
   if (pairs.size() > 1)
-    for (const auto& [case_file, out_file] : pairs)
-      if (auto l = load_pair(case_file, out_file, o); !l.ok()) return l.error();
+    for (const auto& [case_file, out_file] : pairs) {
+      auto l = load_pair(case_file, out_file, o);
+      if (!l.ok()) return l.error();
+      for (const auto& [tier, ranks] : l->outs.by_tier)
+        if (Status s = validate_for_tier(l->c.in.p, tier); !s.ok()) return LTT_USAGE(case_file, ": ", s.error().message);
+    }
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
@@ -168,7 +188,7 @@ Result<int> run_verify(const VerifyOptions& o) {
                            " in the file, the set [", adm.lo.data()[first], ", ", adm.hi.data()[first],
                            "]): the file was edited or made by another ltt; make it again with ltt golden "
                            "(ltt regress DIR checks a golden set)");
-      } else {  // a case file lists its tiers' expected outputs (load_case): kept for a caller that builds one
+      } else {  // an output of a tier the case file does not cover: judged against a fresh emulated reference
         auto y = ref.emulated(tier, contract);
         if (!y.ok()) return y.error();
         want = (*y)[0];

@@ -397,6 +397,9 @@ elif cls == "robust":
     so = open("so.txt").read()
     expect(r2.returncode == 0 and so.startswith("# ltt verify") and so.rstrip().endswith("}") and not os.path.exists("-"),
            f"--json - into a file: the table, then the JSON ({so[:60]!r}...)")
+    r = run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "/dev/fd/9", "--markdown", "m10.md"])
+    expect(r.returncode == 2 and "descriptor 9 is not open" in r.stderr and "# ltt verify" not in r.stdout,
+           "--json /dev/fd/9 with no descriptor 9: refused before the run", r)
     # 11. An outputs file says what it holds, once: a tier's rank twice is refused, another tier's tensors and
     #     missing ranks are said, a name like an output but neither form is refused.
     e1 = t10["expected.tier1"]
@@ -429,17 +432,24 @@ elif cls == "robust":
     r = run([ltt, "verify", "--case", case, "--output", "nan.safetensors", "--json", "nan.json"])
     fc = json.load(open("nan.json"))["cases"][0]["failed_checks"] if os.path.exists("nan.json") else None
     expect(r.returncode == 1 and fc == ["admissible"] and "all zero;" not in r.stdout, f"all-NaN: failed checks {fc}", r)
-    # 13. A directory of cases: a malformed output late in it stops the run before the first row; an
+    # 13. A directory of cases: a malformed output in its last pair stops the run before the first row; an
     #     output with no case is said.
+    subprocess.run([ltt, "golden", "--out", "c13", *SMALL, "--tp", "8", "--tokens", "5,7", "--dist", "realistic", "--tier", "1"],
+                   check=True, stdout=subprocess.DEVNULL)
+    names = sorted(f for f in os.listdir("c13") if f.endswith(".safetensors"))
     os.makedirs("o13")
-    cdir = os.path.dirname(case)
-    stfile.write(os.path.join("o13", os.path.basename(case)), {"output": e1})
+    for f in names:
+        stfile.write(os.path.join("o13", f), {"output": stfile.read(os.path.join("c13", f))[0]["expected.tier1"]})
     stfile.write(os.path.join("o13", "extra.safetensors"), {"output": e1})
-    r = run([ltt, "verify", "--case", cdir, "--output", "o13"])
-    expect(r.returncode == 0 and "not checked: 1 output file(s)" in r.stdout and "extra.safetensors" in r.stdout, "an output with no case is said", r)
-    stfile.write(os.path.join("o13", os.path.basename(case)), {"output": (d, [1, sh[1]], b[:2 * sh[1]])})
-    r = run([ltt, "verify", "--case", cdir, "--output", "o13", "--json", "d13.json"])
-    expect(r.returncode == 2 and "# ltt verify" not in r.stdout and not os.path.exists("d13.json"), "a bad output: exit 2 before any row", r)
+    r = run([ltt, "verify", "--case", "c13", "--output", "o13"])
+    expect(r.returncode == 0 and len(names) == 2 and "not checked: 1 output file(s)" in r.stdout and "extra.safetensors" in r.stdout,
+           "two cases pass; an output with no case is said", r)
+    d, sh, b = stfile.read(os.path.join("c13", names[-1]))[0]["expected.tier1"]
+    stfile.write(os.path.join("o13", names[-1]), {"output": (d, [1, sh[1]], b[:2 * sh[1]])})
+    r = run([ltt, "verify", "--case", "c13", "--output", "o13", "--json", "d13.json"])
+    expect(r.returncode == 2 and "# ltt verify" not in r.stdout and names[-1] in r.stderr and not os.path.exists("d13.json"),
+           "a bad output in the last pair: exit 2 before any row", r)
+    cdir = os.path.dirname(case)
     # 14. golden replaces only files it wrote; a manifest that lists a file twice, or the wrong size, is caught.
     os.makedirs("gx")
     name = os.path.basename(case)

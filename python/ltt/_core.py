@@ -140,7 +140,11 @@ def _converter(device):
 
 
 def _one_int(name, v):
+    if isinstance(v, str) and v.strip().isdigit():  # "8" as well as 8
+        return v.strip()
     try:
+        if isinstance(v, bool):
+            raise TypeError
         return str(operator.index(v))
     except TypeError:
         raise LttError(f"ltt.case: {name} must be one integer, not {v!r}: case() returns one case, "
@@ -270,7 +274,7 @@ def verify(case, output, tier, rank=None):
         if not os.path.exists(report):
             raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
         report = json.load(open(report))
-        keep = not report["cases"][0]["pass"] and case._temporary is None
+        keep = not report["cases"][0]["pass"] and getattr(case, "_temporary", None) is None
         return Verdict(report, " ".join(shlex.quote(a) for a in [binary(), *args]), r.stdout, work if keep else None)
     finally:
         if not keep:
