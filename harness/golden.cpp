@@ -255,11 +255,16 @@ Status write_text_atomic(const std::string& path, const std::string& text) {
 }
 
 // A manifest entry named `file` whose metadata (or keep-the-file flag)
-// differ from what this run would write: refused, naming the first key.
-Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, const std::string& file,
+// differ from what this run would write: refused, naming the first key. A
+// file of that name in `dir` that the manifest does not list is not ltt's to
+// replace (outputs kept under the cases' names, say): refused too, unless
+// --hash-only, which never writes it.
+Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, const std::string& dir, const std::string& file,
                     const std::map<std::string, std::string>& meta, bool hash_only) {
+  bool listed = false;
   for (const auto& e : manifest["files"]) {
     if (e["file"] != file) continue;
+    listed = true;
     const nlohmann::json& have = e["metadata"];
     std::vector<std::string> keys;
     for (const auto& [k, v] : have.items()) keys.push_back(k);
@@ -279,6 +284,11 @@ Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, co
                        "write committed = false: a clash is never replaced; remove that entry and its file, or write "
                        "elsewhere");
   }
+  std::error_code ec;
+  if (!hash_only && !listed && fs::exists(fs::symlink_status(cat(dir, "/", file), ec)))
+    return LTT_USAGE(dir, "/", file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
+                     "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "
+                     "leaves such a file: remove it)");
   return {};
 }
 
@@ -340,17 +350,7 @@ Result<int> run_golden(const GoldenOptions& o) {
       }
   if (sets.empty()) return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes");
   // A name determines its contents: refuse any clash before writing anything.
-  for (const Set& s : sets) {
-    LTT_TRY(refuse_clash(*manifest, mpath, s.file, s.metadata, o.hash_only));
-    // A file of that name the manifest does not list is not ltt's to replace
-    // (outputs kept under the cases' names, say).
-    const bool listed = std::any_of((*manifest)["files"].begin(), (*manifest)["files"].end(),
-                                    [&](const nlohmann::json& e) { return e["file"] == s.file; });
-    if (!o.hash_only && !listed && fs::exists(fs::symlink_status(cat(o.out, "/", s.file), ec)))
-      return LTT_USAGE(o.out, "/", s.file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
-                       "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "
-                       "leaves such a file: remove it)");
-  }
+  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
   {
     std::vector<Problem> ps;
     for (const Set& s : sets) ps.push_back(s.p);
@@ -429,6 +429,12 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     const double a = now_seconds();
     const std::string file = e["file"];
     const bool committed = e.value("committed", true);
+    // A size other than the manifest's `bytes` (where it gives one) is drift.
+    auto size_drift = [&](const std::string& p, const char* what) -> std::string {
+      const auto size = fs::file_size(p, ec);
+      if (!e.contains("bytes") || ec || size == e["bytes"].get<uint64_t>()) return "";
+      return cat(what, " has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
+    };
     SafeTensors meta;
     for (const auto& [k, v] : e["metadata"].items()) {
       if (!v.is_string()) return LTT_USAGE(mpath, ": ", file, ": metadata '", k, "' is not a string");
@@ -458,9 +464,7 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       if (!regen.ok()) return regen.error();
       if (committed) {
         problem = first_difference(*regen, *disk);
-        const auto size = fs::file_size(path, ec);
-        if (problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
-          problem = cat("the file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
+        if (problem.empty()) problem = size_drift(path, "the file");
         if (problem.empty()) {
           auto sha = sha256_file(path);
           if (!sha.ok()) return sha.error();
@@ -473,9 +477,7 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
         auto sha = sha256_file(tmp.path());
         if (!sha.ok()) return sha.error();  // ~Temporary removes the file
         if (*sha != e["sha256"].get<std::string>()) problem = cat("SHA-256 of the regenerated file is ", *sha, ", the manifest says ", std::string(e["sha256"]));
-        const auto size = fs::file_size(tmp.path(), ec);
-        if (problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
-          problem = cat("the regenerated file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
+        if (problem.empty()) problem = size_drift(tmp.path(), "the regenerated file");
       }
     }
     prog.step(file);

@@ -62,7 +62,8 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
   return res;
 }
 
-// A case file and its outputs, read and checked against each other.
+// A case file and its outputs, read and checked against each other (every
+// output's tier must apply to the case's shape).
 struct Loaded {
   LoadedCase c;
   Outputs outs;
@@ -80,6 +81,8 @@ Result<Loaded> load_pair(const std::string& case_file, const std::string& out_fi
   if (!os.ok()) return os.error();
   auto outs = outputs_of(*os, *c, o, out_file);
   if (!outs.ok()) return outs.error();
+  for (const auto& [tier, ranks] : outs->by_tier)
+    if (Status s = validate_for_tier(c->in.p, tier); !s.ok()) return LTT_USAGE(case_file, ": ", s.error().message);
   return Loaded{std::move(*c), std::move(*outs)};
 }
 
@@ -138,12 +141,8 @@ Result<int> run_verify(const VerifyOptions& o) {
   // its reports) short. Whether a case's expected output lies in its own
   // sets needs the sets: that is checked as each case runs.
   if (pairs.size() > 1)
-    for (const auto& [case_file, out_file] : pairs) {
-      auto l = load_pair(case_file, out_file, o);
-      if (!l.ok()) return l.error();
-      for (const auto& [tier, ranks] : l->outs.by_tier)
-        if (Status s = validate_for_tier(l->c.in.p, tier); !s.ok()) return LTT_USAGE(case_file, ": ", s.error().message);
-    }
+    for (const auto& [case_file, out_file] : pairs)
+      if (auto l = load_pair(case_file, out_file, o); !l.ok()) return l.error();
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
@@ -167,7 +166,6 @@ Result<int> run_verify(const VerifyOptions& o) {
     for (const auto& [tier, ranks] : l->outs.by_tier) {
       const double a = now_seconds();
       const Contract contract = c.contract.for_tier(tier);
-      if (Status s = validate_for_tier(c.in.p, tier); !s.ok()) return LTT_USAGE(case_file, ": ", s.error().message);
       const Interval adm = ref.admissible(tier, contract);
       // The file's expected output is one correct member's: it must lie in
       // the sets its inputs and metadata give. An edited eps, input or order
