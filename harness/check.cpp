@@ -7,12 +7,15 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -48,6 +51,16 @@ std::string self_path() {
   return buf;
 }
 
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || (c && std::strchr("_-+=.,:/@%", c));
+  });
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 namespace {
 
 // --inject: this rank hangs, crashes or exits here (the stage names it).
@@ -69,7 +82,7 @@ struct GemmAlgoReset {
 std::string cuda_env_prefix() {
   std::string s;
   for (const char* v : {"LTT_TIER0_PATH", "LTT_TIER0_COLUMNS", "LTT_TIER0_GEMV_PLAN", "LTT_GEMM_LT_INPLACE"})
-    if (const char* e = std::getenv(v); e && *e) s += cat(v, "=", e, " ");
+    if (const char* e = std::getenv(v); e && *e) s += cat(v, "=", shell_word(e), " ");
   return s;
 }
 
@@ -447,12 +460,12 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         res.seconds = now_seconds() - t0;
         res.backend_seconds = backend_s;
         if (!res.ok) {
-          res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), self_path(), " check --tier ", tier,
+          res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), shell_word(self_path()), " check --tier ", tier,
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
                           " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
-                          o.plant.empty() ? std::string() : cat(" --plant ", o.plant),
+                          o.plant.empty() ? std::string() : cat(" --plant ", shell_word(o.plant)),
                           o.backend == "cpu" ? std::string() : cat(" --backend ", o.backend),
-                          o.mutant.empty() ? std::string() : cat(" --mutant ", o.mutant),
+                          o.mutant.empty() ? std::string() : cat(" --mutant ", shell_word(o.mutant)),
                           vseed ? cat(" --variant ", *vseed) : std::string(),
                           member_run.gemm_algo >= 0 ? cat(" --gemm-algos ", member_run.gemm_algo) : std::string(),
                           o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),

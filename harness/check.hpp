@@ -80,6 +80,11 @@ struct CaseResult;
 Result<std::vector<int>> select_gemm_algos(const std::string& sel, const std::vector<std::string>& list);
 // The path of the running binary (for reproduce lines).
 std::string self_path();
+// s as one word of a POSIX shell: unchanged when it holds only characters
+// no shell treats specially, else in single quotes (a ' inside as '\'').
+// Reproduce lines quote every path and value with it, so that a path with a
+// space or a quote runs as printed.
+std::string shell_word(const std::string& s);
 // The token counts ltt check runs when --tokens is not given (tier 0: up to 128).
 std::vector<int> default_tokens(int tier);
 // With `results`, every case's result is appended there too.

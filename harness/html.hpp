@@ -13,8 +13,9 @@
 
 namespace ltt {
 
+// notes: lines about the whole run, under the summary line.
 Status write_html(const std::string& path, const std::string& title, const std::string& command,
-                  const std::vector<CaseResult>& results, double wall_seconds);
+                  const std::vector<CaseResult>& results, const std::vector<std::string>& notes, double wall_seconds);
 
 // A table-only page (ltt regress): the header and the rows, and lines of notes.
 Status write_html_table(const std::string& path, const std::string& title, const std::string& command,

@@ -242,6 +242,7 @@ void Report::header() {
                         .c_str()
                   : "");
   table_.header();
+  for (const auto& n : notes_) std::printf("# %s\n", n.c_str());
 }
 
 void Report::add(const CaseResult& r) {
@@ -388,6 +389,7 @@ Status Report::finish(double wall_seconds) {
                             {"reproduce", r.repro},
                             {"case_file", r.dump}});
     }
+    j["notes"] = notes_;
     j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
     LTT_TRY(write_text_file("--json", o_.json, j.dump(2) + "\n"));
   }
@@ -395,8 +397,9 @@ Status Report::finish(double wall_seconds) {
     std::ostringstream f;
     f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
       << results_.size() << " cases, " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: `"
-      << o_.command << "`\n\n"
-      << "| tier | T | M | dist | algo | outside | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |\n"
+      << o_.command << "`\n\n";
+    for (const auto& n : notes_) f << n << "\n\n";
+    f << "| tier | T | M | dist | algo | outside | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |\n"
       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : results_)
       f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
@@ -412,7 +415,7 @@ Status Report::finish(double wall_seconds) {
            }(), ")")) << " |\n";
     LTT_TRY(write_text_file("--markdown", o_.markdown, f.str()));
   }
-  if (!o_.html.empty()) LTT_TRY(write_html(o_.html, title_, o_.command, results_, wall_seconds));
+  if (!o_.html.empty()) LTT_TRY(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));
   return {};
 }
 

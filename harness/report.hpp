@@ -146,6 +146,10 @@ class Report {
   void header();
   void add(const CaseResult& r);
   void keep(const CaseResult& r) { results_.push_back(r); }  // recorded, not printed
+  // A line about the whole run (ltt verify: output files with no case),
+  // printed under the table's header as "# not checked: ..." and kept in every
+  // report (JSON "notes", Markdown, HTML). Call before header().
+  void note(std::string line) { notes_.push_back(std::move(line)); }
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
 
  private:
@@ -154,6 +158,7 @@ class Report {
   std::string title_;
   Table table_;
   std::vector<CaseResult> results_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace ltt

@@ -146,16 +146,16 @@ Result<int> run_verify(const VerifyOptions& o) {
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
-  bool header = false;  // printed with the first row: a run that stops before it prints no table
-  auto start_table = [&] {
-    if (header) return;
-    header = true;
-    report.header();
-    if (unmatched.empty()) return;
+  if (!unmatched.empty()) {
     std::string names;
     for (const auto& n : unmatched) names += cat(names.empty() ? "" : ", ", n);
-    std::printf("# not checked: %zu output file(s) in %s with no case of their name in %s: %s\n", unmatched.size(),
-                o.output_path.c_str(), o.case_path.c_str(), names.c_str());
+    report.note(cat("not checked: ", unmatched.size(), " output file(s) in ", o.output_path, " with no case of their name in ",
+                    o.case_path, ": ", names));
+  }
+  bool header = false;  // printed with the first row: a run that stops before it prints no table
+  auto start_table = [&] {
+    if (!header) report.header();
+    header = true;
   };
   size_t failed = 0;
   for (const auto& [case_file, out_file] : pairs) {
@@ -225,7 +225,7 @@ Result<int> run_verify(const VerifyOptions& o) {
       res.seconds = now_seconds() - a;
       if (!res.ok) {
         ++failed;
-        res.repro = cat(self_path(), " verify --case ", case_file, " --output ", out_file, " --tier ", tier,
+        res.repro = cat(shell_word(self_path()), " verify --case ", shell_word(case_file), " --output ", shell_word(out_file), " --tier ", tier,
                         ro.ulp_max >= 0 ? cat(" --ulp-max ", ro.ulp_max) : std::string(),
                         ro.ulp_frac >= 0 ? cat(" --ulp-frac ", ro.ulp_frac) : std::string());
       }

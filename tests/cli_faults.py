@@ -192,6 +192,18 @@ elif cls == "messages":
     if line:
         again = run(line[0].split("reproduce:")[1].split())
         expect(again.returncode == 1, "the reproduce line reproduces the verdict", again)
+    # Paths with a space, a quote and a $ run as printed: the line is shell words.
+    odd = os.path.join(work, "it's a $dir")
+    os.makedirs(odd, exist_ok=True)
+    shutil.copy(case, os.path.join(odd, "case 1.safetensors"))
+    shutil.copy(out, os.path.join(odd, "out 1.safetensors"))
+    r = run([ltt, "verify", "--case", os.path.join(odd, "case 1.safetensors"), "--output", os.path.join(odd, "out 1.safetensors"),
+             "--ulp-max", "0"])
+    line = [x for x in r.stdout.splitlines() if "reproduce:" in x]
+    expect(r.returncode == 1 and len(line) == 1, "a strict-gate failure under a path with a space and a quote", r)
+    if line:
+        again = run(["sh", "-c", line[0].split("reproduce:", 1)[1]])
+        expect(again.returncode == 1 and "out 1.safetensors" in again.stdout, f"the quoted reproduce line runs in sh: {line[0]}", again)
     # A rank that differs: the element named as [row, col].
     stfile.write(out, {"output.tier1.rank0": (dtype, shape, exp), "output.tier1.rank3": (dtype, shape, moved(2 * H + 17, 1))})
     r = run([ltt, "verify", "--case", case, "--output", out])
@@ -441,9 +453,12 @@ elif cls == "robust":
     for f in names:
         stfile.write(os.path.join("o13", f), {"output": stfile.read(os.path.join("c13", f))[0]["expected.tier1"]})
     stfile.write(os.path.join("o13", "extra.safetensors"), {"output": e1})
-    r = run([ltt, "verify", "--case", "c13", "--output", "o13"])
+    r = run([ltt, "verify", "--case", "c13", "--output", "o13", "--json", "n13.json", "--markdown", "n13.md"])
     expect(r.returncode == 0 and len(names) == 2 and "not checked: 1 output file(s)" in r.stdout and "extra.safetensors" in r.stdout,
            "two cases pass; an output with no case is said", r)
+    notes = json.load(open("n13.json")).get("notes") if os.path.exists("n13.json") else None
+    expect(notes and len(notes) == 1 and "extra.safetensors" in notes[0] and "extra.safetensors" in open("n13.md").read(),
+           f"the output with no case is in the JSON's notes and the Markdown: {notes}", r)
     d, sh, b = stfile.read(os.path.join("c13", names[-1]))[0]["expected.tier1"]
     stfile.write(os.path.join("o13", names[-1]), {"output": (d, [1, sh[1]], b[:2 * sh[1]])})
     r = run([ltt, "verify", "--case", "c13", "--output", "o13", "--json", "d13.json"])
