@@ -245,8 +245,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   {
     std::vector<Problem> ps;
     for (const Set& st : sets) ps.push_back(st.p);
-    LTT_TRY(flags::fits_in_memory(ps, "check"));
+    LTT_TRY(flags::fits_in_memory(ps, o.caller.c_str()));
   }
+  if (o.plan_only) return 0;
 
   Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   Report report(o, P);

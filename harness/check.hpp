@@ -67,6 +67,11 @@ struct CheckOptions {
   // split-K forms) or indices ("0-3,9"); "" (the default): ltt's own GEMM path.
   std::string gemm_algos;
   bool quiet = false;    // no table on stdout (ltt mutants collects the results itself)
+  // Check every flag and shape, and whether the cases fit in memory, then
+  // return 0 having run nothing (ltt mutants: bad input refused before its
+  // first line). `caller` names the subcommand in the memory message.
+  bool plan_only = false;
+  std::string caller = "check";
   std::string command;   // the command line, for reports and reproduction
 };
 

@@ -370,16 +370,27 @@ Result<int> run_golden(const GoldenOptions& o) {
     if (!st.ok()) return st.error();
     if (st->metadata != s.metadata)
       return LTT_ERR(Errc::internal, s.file, ": the case's metadata are not those its name was made from");
-    // The file lands under a hidden temporary name, hashed there, then renamed
-    // (or, hash-only, removed); the manifest listing it follows at once.
+    // The file lands under a hidden temporary name, hashed there, then renamed;
+    // the manifest listing it follows at once. Hash-only, it is hashed in
+    // memory and never written.
     Temporary tmp(0);
-    LTT_TRY(tmp.track(cat(o.out, "/.", s.file, o.hash_only ? ".hash." : ".tmp.", getpid())));
-    LTT_TRY(write_safetensors_in_place(tmp.path(), *st));
-    auto sha = sha256_file(tmp.path());
-    if (!sha.ok()) return sha.error();
-    const auto bytes = fs::file_size(tmp.path(), ec);
-    if (ec) return LTT_USAGE(tmp.path(), ": cannot stat: ", ec.message());
-    nlohmann::json entry{{"file", s.file}, {"sha256", *sha}, {"bytes", bytes}, {"committed", !o.hash_only},
+    std::string sha;
+    uint64_t bytes = 0;
+    if (o.hash_only) {
+      auto d = safetensors_digest(*st);
+      if (!d.ok()) return d.error();
+      sha = d->sha256;
+      bytes = d->bytes;
+    } else {
+      LTT_TRY(tmp.track(cat(o.out, "/.", s.file, ".tmp.", getpid())));
+      LTT_TRY(write_safetensors_in_place(tmp.path(), *st));
+      auto h = sha256_file(tmp.path());
+      if (!h.ok()) return h.error();
+      sha = *h;
+      bytes = fs::file_size(tmp.path(), ec);
+      if (ec) return LTT_USAGE(tmp.path(), ": cannot stat: ", ec.message());
+    }
+    nlohmann::json entry{{"file", s.file}, {"sha256", sha}, {"bytes", bytes}, {"committed", !o.hash_only},
                          {"metadata", st->metadata}};
     auto& files = (*manifest)["files"];
     auto it = std::find_if(files.begin(), files.end(), [&](const auto& e) { return e["file"] == s.file; });
@@ -392,16 +403,17 @@ Result<int> run_golden(const GoldenOptions& o) {
     {
       HoldSignals hold;
       const std::string path = cat(o.out, "/", s.file);
-      if (o.hash_only ? std::remove(tmp.path().c_str()) != 0 : std::rename(tmp.path().c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        return LTT_USAGE(tmp.path(), ": cannot ", o.hash_only ? "remove" : cat("rename it to ", path), ": ",
-                         std::strerror(err));
+      if (!o.hash_only) {
+        if (std::rename(tmp.path().c_str(), path.c_str()) != 0) {
+          const int err = errno;
+          return LTT_USAGE(tmp.path(), ": cannot rename it to ", path, ": ", std::strerror(err));
+        }
+        tmp.landed();
       }
-      tmp.landed();
       LTT_TRY(write_text_atomic(mpath, text));
     }
     prog.step(s.file);
-    tab.row({s.file, st->metadata["tiers"], std::to_string(bytes), sha->substr(0, 16), fmt("%.1f", now_seconds() - a)});
+    tab.row({s.file, st->metadata["tiers"], std::to_string(bytes), sha.substr(0, 16), fmt("%.1f", now_seconds() - a)});
   }
   prog.done();
   std::printf("# wrote %zu set(s), each listed in %s as it landed; wall %.1f s\n", sets.size(), mpath.c_str(),
@@ -430,11 +442,6 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     const std::string file = e["file"];
     const bool committed = e.value("committed", true);
     // A size other than the manifest's `bytes` (where it gives one) is drift.
-    auto size_drift = [&](const std::string& p, const char* what) -> std::string {
-      const auto size = fs::file_size(p, ec);
-      if (!e.contains("bytes") || ec || size == e["bytes"].get<uint64_t>()) return "";
-      return cat(what, " has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
-    };
     SafeTensors meta;
     for (const auto& [k, v] : e["metadata"].items()) {
       if (!v.is_string()) return LTT_USAGE(mpath, ": ", file, ": metadata '", k, "' is not a string");
@@ -464,20 +471,21 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       if (!regen.ok()) return regen.error();
       if (committed) {
         problem = first_difference(*regen, *disk);
-        if (problem.empty()) problem = size_drift(path, "the file");
+        if (const auto size = fs::file_size(path, ec); problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
+          problem = cat("the file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
         if (problem.empty()) {
           auto sha = sha256_file(path);
           if (!sha.ok()) return sha.error();
           if (*sha != e["sha256"].get<std::string>()) problem = cat("the file's SHA-256 ", *sha, " is not the manifest's ", std::string(e["sha256"]));
         }
       } else {
-        Temporary tmp(0);
-        LTT_TRY(tmp.track(cat(dir, "/.", file, ".regress.", getpid())));
-        LTT_TRY(write_safetensors_in_place(tmp.path(), *regen));
-        auto sha = sha256_file(tmp.path());
-        if (!sha.ok()) return sha.error();  // ~Temporary removes the file
-        if (*sha != e["sha256"].get<std::string>()) problem = cat("SHA-256 of the regenerated file is ", *sha, ", the manifest says ", std::string(e["sha256"]));
-        if (problem.empty()) problem = size_drift(tmp.path(), "the regenerated file");
+        // Hashed in memory: nothing is written, so a read-only checkout regresses too.
+        auto d = safetensors_digest(*regen);
+        if (!d.ok()) return d.error();
+        if (d->sha256 != e["sha256"].get<std::string>())
+          problem = cat("SHA-256 of the regenerated file is ", d->sha256, ", the manifest says ", std::string(e["sha256"]));
+        if (problem.empty() && e.contains("bytes") && d->bytes != e["bytes"].get<uint64_t>())
+          problem = cat("the regenerated file has ", d->bytes, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
       }
     }
     prog.step(file);

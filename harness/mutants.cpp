@@ -24,6 +24,12 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   for (const auto& n : only)
     if (!find_mutant(n)) return LTT_USAGE("mutant '", n, "' does not exist (ltt mutants --list)");
   if (o.backend == "cuda") LTT_TRY(gpu::cuda_available());
+  {  // the flags and shapes, refused before the first line as ltt check refuses them
+    CheckOptions c = o;
+    c.plan_only = true;
+    c.caller = "mutants";
+    LTT_TRY(run_check(c, comm).status());
+  }
   std::printf("# ltt mutants: each planted bug alone in the %s backend, judged by ltt check's checks\n"
               "# cases: dims H %d L %d, T %s, M %s, dists %s (each mutant on the tiers it applies to)\n",
               o.backend.c_str(), o.dims.H, o.dims.L, [&] { std::string x; for (int t : o.tp) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),

@@ -3,6 +3,8 @@
 // typed access goes through memcpy. JSON errors are caught and become values.
 #include "safetensors.hpp"
 
+#include "sha256.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -138,9 +140,10 @@ Result<MatD> SafeTensors::get_as_double(const std::string& name, int rows, int c
 
 namespace {
 
-// Writes `file` (flushed and fsynced; removed on failure); messages name
-// `path`, the file the caller means, and `file` too when it is a temporary.
-Status write_file(const std::string& path, const std::string& file, const SafeTensors& st) {
+// The file's first bytes: the 8-byte little-endian header length, then the
+// header (tensors in name order, their data contiguous in that order),
+// space-padded to a multiple of 8. Errors name `path`.
+Result<std::string> encode_head(const std::string& path, const SafeTensors& st) {
   json h = json::object();
   if (!st.metadata.empty()) h["__metadata__"] = st.metadata;
   uint64_t off = 0;
@@ -162,13 +165,20 @@ Status write_file(const std::string& path, const std::string& file, const SafeTe
     return LTT_USAGE(path, ": cannot encode the header: ", e.what());
   }
   head.append((8 - head.size() % 8) % 8, ' ');
-  uint8_t len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(head.size() >> (8 * i));
+  std::string len(8, '\0');
+  for (int i = 0; i < 8; ++i) len[static_cast<size_t>(i)] = static_cast<char>(static_cast<uint64_t>(head.size()) >> (8 * i));
+  return len + head;
+}
 
+// Writes `file` (flushed and fsynced; removed on failure); messages name
+// `path`, the file the caller means, and `file` too when it is a temporary.
+Status write_file(const std::string& path, const std::string& file, const SafeTensors& st) {
+  auto head = encode_head(path, st);
+  if (!head.ok()) return head.error();
   const std::string via = file == path ? "" : cat(" (via ", file, ")");
   FILE* f = std::fopen(file.c_str(), "wb");
   if (!f) return LTT_USAGE(path, ": cannot create", via, ": ", std::strerror(errno));
-  bool ok = std::fwrite(len, 1, 8, f) == 8 && std::fwrite(head.data(), 1, head.size(), f) == head.size();
+  bool ok = std::fwrite(head->data(), 1, head->size(), f) == head->size();
   for (const auto& [name, t] : st.tensors)
     ok = ok && (t.bytes.empty() || std::fwrite(t.bytes.data(), 1, t.bytes.size(), f) == t.bytes.size());
   ok = ok && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
@@ -187,6 +197,20 @@ Status write_file(const std::string& path, const std::string& file, const SafeTe
 }  // namespace
 
 Status write_safetensors_in_place(const std::string& path, const SafeTensors& st) { return write_file(path, path, st); }
+
+Result<StDigest> safetensors_digest(const SafeTensors& st) {
+  auto head = encode_head("the case", st);
+  if (!head.ok()) return head.error();
+  Sha256 h;
+  h.update(reinterpret_cast<const uint8_t*>(head->data()), head->size());
+  StDigest d{"", head->size()};
+  for (const auto& [name, t] : st.tensors) {
+    h.update(t.bytes.data(), t.bytes.size());
+    d.bytes += t.bytes.size();
+  }
+  d.sha256 = h.hex_digest();
+  return d;
+}
 
 Status write_safetensors(const std::string& path, const SafeTensors& st) {
   const std::string tmp = cat(path, ".tmp.", ::getpid());

@@ -54,6 +54,13 @@ Status write_safetensors(const std::string& path, const SafeTensors& st);
 // for a caller that manages its own temporary name; removes path on failure.
 Status write_safetensors_in_place(const std::string& path, const SafeTensors& st);
 Result<SafeTensors> read_safetensors(const std::string& path);
+// The SHA-256 and size of the file write_safetensors() would write, computed
+// in memory: no file, no temporary (ltt regress and golden --hash-only).
+struct StDigest {
+  std::string sha256;  // 64 lowercase hex characters
+  uint64_t bytes = 0;
+};
+Result<StDigest> safetensors_digest(const SafeTensors& st);
 // Parses a whole file's bytes; `where` names the file in messages.
 Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* data, size_t size);
 

@@ -124,6 +124,11 @@ elif cls == "flags":
         refused(["check", "--invariance", *SMALL, *extra], f"check --invariance does not use {extra[0]}")
     refused(["check", "--invariance", *SMALL, "--tier", "0", "--tokens", "200"], "nothing to run")
     refused(["check", *SMALL, "--tier", "0", "--tokens", "200"], "no case to run")
+    # Bad shapes, sizes and selections are refused before the first line, in mutants as in check.
+    for args, needle in ((["--tp", "7"], "is not divisible by T = 7"), (["--tier", "0", "--tokens", "300"], "no case to run"),
+                         (["--tokens", "99999999"], "mutants: the case")):
+        r = refused(["mutants", *SMALL, *args], needle)
+        expect(r.stdout == "", f"mutants {args}: nothing on stdout before the refusal", r)
     refused(["check", "--backend", "foo"], "--backend 'foo' not understood")
     refused(["check", "--inject-rank", "2"], "--inject-rank needs --inject")
     refused(["check", *SMALL, "--gemm-algos", "listed"], "--gemm-algos runs the cuda backend's GEMMs by each of cuBLASLt's")

@@ -20,6 +20,7 @@
 #include <random>
 
 #include "safetensors.hpp"
+#include "sha256.hpp"
 
 using namespace ltt;
 namespace fs = std::filesystem;
@@ -144,6 +145,31 @@ TEST_CASE("safetensors: round trip of BF16, F32 and F64 tensors and metadata thr
   auto wd = back.get_as_double("expected_exact", 2, 2);
   REQUIRE(wd.ok());
   CHECK((*wd)(1, 0) == 5e-324);
+}
+
+TEST_CASE("safetensors: the in-memory digest is the SHA-256 and size of the file write_safetensors writes") {
+  TempDir dir;
+  const std::string path = (dir.path / "case.safetensors").string();
+  SafeTensors st = sample();
+  REQUIRE(write_safetensors(path, st).ok());
+  auto d = safetensors_digest(st);
+  REQUIRE(d.ok());
+  const auto bytes = slurp(path);
+  CHECK(d->bytes == bytes.size());
+  CHECK(d->sha256 == sha256_hex(bytes.data(), bytes.size()));
+  // One bit of one tensor, or one metadata value, changes it.
+  st.tensors.at("up_weight").bytes[3] ^= 1;
+  auto d2 = safetensors_digest(st);
+  REQUIRE(d2.ok());
+  CHECK(d2->sha256 != d->sha256);
+  st.tensors.at("up_weight").bytes[3] ^= 1;
+  st.metadata["tp"] = "16";
+  auto d3 = safetensors_digest(st);
+  REQUIRE(d3.ok());
+  CHECK(d3->sha256 != d->sha256);
+  // A tensor whose bytes do not fit its shape is refused, as by the writer.
+  st.tensors.at("up_weight").bytes.pop_back();
+  CHECK_FALSE(safetensors_digest(st).ok());
 }
 
 TEST_CASE("safetensors: the header is space-padded to a multiple of 8 and offsets are contiguous in name order") {
