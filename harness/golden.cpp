@@ -441,7 +441,6 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     const double a = now_seconds();
     const std::string file = e["file"];
     const bool committed = e.value("committed", true);
-    // A size other than the manifest's `bytes` (where it gives one) is drift.
     SafeTensors meta;
     for (const auto& [k, v] : e["metadata"].items()) {
       if (!v.is_string()) return LTT_USAGE(mpath, ": ", file, ": metadata '", k, "' is not a string");
@@ -471,7 +470,9 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       if (!regen.ok()) return regen.error();
       if (committed) {
         problem = first_difference(*regen, *disk);
-        if (const auto size = fs::file_size(path, ec); problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
+        // A size other than the manifest's `bytes` (where it gives one) is drift, here and below.
+        const auto size = fs::file_size(path, ec);
+        if (problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
           problem = cat("the file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
         if (problem.empty()) {
           auto sha = sha256_file(path);
