@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -175,9 +176,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (!o.mutant.empty()) {
     const MutantDef* d = mutant_def;
     if (!d) {
-      std::string names;
-      for (const auto& m : mutants()) names += cat(names.empty() ? "" : ", ", m.name);
-      return LTT_USAGE("--mutant '", o.mutant, "' does not exist: use one of ", names, " (ltt mutants --list)");
+      return LTT_USAGE("--mutant '", o.mutant, "' does not exist: use one of ",
+                       join(mutants(), ", ", [](const auto& m) { return m.name; }), " (ltt mutants --list)");
     }
     member.mut = d->m;
     for (int T : o.tp)
@@ -236,9 +236,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       for (int tier : set.tiers)
         carried |= set.p.T >= d->min_tp && std::find(d->tiers.begin(), d->tiers.end(), tier) != d->tiers.end();
     if (!carried) {
-      std::string tiers;
-      for (int k : d->tiers) tiers += cat(tiers.empty() ? "" : ",", k);
-      return LTT_USAGE("--mutant ", o.mutant, " acts on tiers ", tiers, d->min_tp > 1 ? cat(" at T >= ", d->min_tp) : std::string(),
+      return LTT_USAGE("--mutant ", o.mutant, " acts on tiers ", join(d->tiers, ","), d->min_tp > 1 ? cat(" at T >= ", d->min_tp) : std::string(),
                        ": no selected case is one, so it could not show (select such a case with --tier and --tp)");
     }
   }
@@ -513,11 +511,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     if (root) {
       if (!o.variants.empty()) {
         worst.note = cat(o.variants.size(), " variants, ", n_failed_variants, " failed",
-                         failed_seeds.empty() ? std::string() : cat(" (seeds ", [&] {
-                           std::string x;
-                           for (size_t i = 0; i < failed_seeds.size() && i < 10; ++i) x += cat(i ? "," : "", failed_seeds[i]);
-                           return x;
-                         }(), failed_seeds.size() > 10 ? ",..." : "", ")"));
+                         failed_seeds.empty() ? std::string() : cat(" (seeds ",
+                                                 join(std::span(failed_seeds).first(std::min<size_t>(failed_seeds.size(), 10)), ","),
+                                                 failed_seeds.size() > 10 ? ",..." : "", ")"));
         worst.variants = o.variants.size();
         worst.variants_failed = n_failed_variants;
       }

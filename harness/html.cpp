@@ -120,8 +120,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
        "<th>steps</th><th>max err/bound</th><th>ULP 0/1/2/3+</th><th>ranks</th><th>rerun</th><th>verdict</th></tr>\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    std::string checks;
-    for (const auto& c : r.failed_checks()) checks += (checks.empty() ? "" : ", ") + c;
+    const std::string checks = join(r.failed_checks());
     h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
              "</td><td>", r.tier, "</td><td>", r.p.T, "</td><td>", r.p.M, "</td><td>", name(r.p.dist), "</td><td>",
              name(r.contract.algo), "</td><td>", r.outside, "</td><td>", std::isinf(r.steps_max) ? std::string("inf") : fmt("%.0f", r.steps_max),
@@ -140,9 +139,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
              ": tier ", r.tier, ", T ", r.p.T, ", M ", r.p.M, ", ", name(r.p.dist), ", ", name(r.contract.algo), ": ",
              r.ok ? "pass" : "FAIL", "</h2>\n");
     if (!r.ok) {
-      std::string checks;
-      for (const auto& c : r.failed_checks()) checks += (checks.empty() ? "" : ", ") + c;
-      h += cat("<p>failed checks: <b>", esc(checks), "</b>; ", r.outside, " elements outside their admissible sets",
+      h += cat("<p>failed checks: <b>", esc(join(r.failed_checks())), "</b>; ", r.outside, " elements outside their admissible sets",
                r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                r.product_rounded_first() ? cat("<p>", esc(r.product_rounded_note()), ".</p>\n") : std::string(),

@@ -116,10 +116,9 @@ Result<int> run_invariance(const CheckOptions& o) {
   size_t nondeterministic = 0;
   nlohmann::json jb = nlohmann::json::array(), js = nlohmann::json::array(), jt = nlohmann::json::array();
 
-  std::printf("# ltt check --invariance: backend %s, fake ranks, dims H %d L %d, seed %llu, M in {", o.backend.c_str(),
-              o.dims.H, o.dims.L, static_cast<unsigned long long>(o.seed));
-  for (size_t i = 0; i < Ms.size(); ++i) std::printf("%s%d", i ? ", " : "", Ms[i]);
-  std::printf("}\n# batch: rows of each M bitwise equal to the same rows of the largest M the tier runs at\n");
+  std::printf("# ltt check --invariance: backend %s, fake ranks, dims H %d L %d, seed %llu, M in {%s}\n", o.backend.c_str(),
+              o.dims.H, o.dims.L, static_cast<unsigned long long>(o.seed), join(Ms).c_str());
+  std::printf("# batch: rows of each M bitwise equal to the same rows of the largest M the tier runs at\n");
   Table tb({{"tier", "", 4}, {"T", "", 3}, {"dist", "", 11}, {"algo", "", 8}, {"rows", "compared", 9},
             {"differ", "rows", 7}, {"first", "at M", 6}, {"rerun", "", 5}, {"batch-inv", "", 9}});
   tb.header();

@@ -81,11 +81,8 @@ auto optional_algo = [](const std::string& f, const std::string& s) -> ltt::Resu
 auto ulp_max_value = [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1e30); };
 auto ulp_frac_value = [](const std::string& f, const std::string& s) { return flags::real(f, s, 0, 1); };
 
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
+// A default list as the flag takes it: 1,5,33.
+std::string list_str(const std::vector<int>& v) { return ltt::join(v, ","); }
 
 // --backend's help for ltt mutants: the mutants the cuda backend can plant,
 // read from the backend itself, so that the list cannot go stale.
@@ -135,8 +132,8 @@ int main(int argc, char** argv) {
                                   "Run the reference of every tier (exact and emulated) against the float64 truth and "
                                   "its rigorous error bound; one row per case, a verdict line. Exit 0 when all hold.");
   add(self, "--dims", st.dims, flags::dims, "k3 (H 7168, L 3584), small (H 256, L 128) or H,L")->default_str("k3");
-  add(self, "--tp", st.tp, tp_list, "TP sizes, comma-separated")->default_str(join(st.tp));
-  add(self, "--tokens", st.tokens, token_list, "token counts M, comma-separated")->default_str(join(st.tokens));
+  add(self, "--tp", st.tp, tp_list, "TP sizes, comma-separated")->default_str(list_str(st.tp));
+  add(self, "--tokens", st.tokens, token_list, "token counts M, comma-separated")->default_str(list_str(st.tokens));
   add(self, "--dist", st.dists, flags::dists, "realistic, adversarial, exact (comma-separated) or all")->default_str("all");
   add(self, "--seed", st.seed, flags::u64, "input seed (0..2^64-1)")->default_str("0");
   add(self, "--eps", st.eps, eps_value, kEpsHelp)->default_str("1e-06");
@@ -159,7 +156,7 @@ int main(int argc, char** argv) {
       "emulated reference, the production gate. Without mpirun, or with mpirun -np P for P dividing T, the T ranks are "
       "spread over the P processes (P = 1: fake ranks; P = T: real ranks). With no flags: k3 sizes, T 8 and 16, "
       "every tier where it applies at M 1, 5, 33, 128 and tiers 1-4 also at 256, 257, 2048, all distributions.");
-  add(check, "--tp", ck.tp, tp_list, "TP sizes T, comma-separated")->default_str(join(ck.tp));
+  add(check, "--tp", ck.tp, tp_list, "TP sizes T, comma-separated")->default_str(list_str(ck.tp));
   add(check, "--tier", ck.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
   add(check, "--tokens", ck.tokens, token_list, "token counts M, comma-separated (default: the main job's)");
   add(check, "--dims", ck.dims, flags::dims, "k3 (H 7168, L 3584), small (H 256, L 128) or H,L")->default_str("k3");
@@ -242,12 +239,15 @@ int main(int argc, char** argv) {
       "a table says which check caught each (admissible, ranks, rerun, unwritten, stopped: a reader that would wait "
       "forever), how many elements fell outside their admissible sets, and in how many cases the production gate "
       "would have caught it. Exit 0 when every mutant is caught.");
-  add(mut, "--tp", mo.tp, tp_list, "TP sizes T")->default_str(join(mo.tp));
+  add(mut, "--tp", mo.tp, tp_list, "TP sizes T")->default_str(list_str(mo.tp));
   add(mut, "--tier", mo.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
-  add(mut, "--tokens", mo.tokens, token_list, "token counts M")->default_str(join(mo.tokens));
+  add(mut, "--tokens", mo.tokens, token_list, "token counts M")->default_str(list_str(mo.tokens));
   add(mut, "--dims", mo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
   add(mut, "--dist", mo.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
   add(mut, "--seed", mo.seed, flags::u64, "input seed")->default_str("0");
+  add(mut, "--algo", mo.algo, optional_algo,
+      "one-shot or ring: the reduction algorithm of every case (default: each tier's declared one, one-shot); ring's sets "
+      "are wider (README, \"Ring\"), so fewer mutants show there");
   add(mut, "--backend", mo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
       cuda_mutants_help())
       ->default_str("cpu");
@@ -281,9 +281,9 @@ int main(int argc, char** argv) {
       "each selected tier that applies) and DIR/manifest.json (each file, its SHA-256, bytes and metadata; entries of "
       "earlier runs are kept). Files are written under a temporary name and renamed.");
   add(golden, "--out", go.out, path_value, "directory to write into")->required();
-  add(golden, "--tp", go.sel.tp, tp_list, "TP sizes T")->default_str(join(go.sel.tp));
+  add(golden, "--tp", go.sel.tp, tp_list, "TP sizes T")->default_str(list_str(go.sel.tp));
   add(golden, "--tier", go.sel.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
-  add(golden, "--tokens", go.sel.tokens, token_list, "token counts M")->default_str(join(go.sel.tokens));
+  add(golden, "--tokens", go.sel.tokens, token_list, "token counts M")->default_str(list_str(go.sel.tokens));
   add(golden, "--dims", go.sel.dims, flags::dims, "k3, small or H,L")->default_str("small");
   add(golden, "--dist", go.sel.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
   add(golden, "--seed", go.sel.seed, flags::u64, "input seed")->default_str("0");
@@ -357,8 +357,8 @@ int main(int argc, char** argv) {
   add(bench, "--backend", bo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda"}); },
       "cuda (the only timed backend)")->default_str("cuda");
   add(bench, "--dims", bo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
-  add(bench, "--tp", bo.tp, tp_list, "TP sizes T")->default_str(join(bo.tp));
-  add(bench, "--tokens", bo.tokens, token_list, "token counts M")->default_str(join(bo.tokens));
+  add(bench, "--tp", bo.tp, tp_list, "TP sizes T")->default_str(list_str(bo.tp));
+  add(bench, "--tokens", bo.tokens, token_list, "token counts M")->default_str(list_str(bo.tokens));
   add(bench, "--tier", bo.tiers, flags::tiers, "tiers timed end to end: 0..4, comma-separated, or all")->default_str("all");
   add(bench, "--reps", bo.reps, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 100000); },
       "timed runs per figure")->default_str("20");
@@ -602,9 +602,7 @@ int main(int argc, char** argv) {
     if (mut->parsed()) {
       if (mo_list) {
         for (const auto& d : ltt::mutants()) {
-          std::string t;
-          for (int k : d.tiers) t += (t.empty() ? "" : ",") + std::to_string(k);
-          std::printf("%-20s tiers %-10s %-5s %s\n", d.name, t.c_str(), ltt::gpu::supported_mutant(d.m) ? "+cuda" : "", d.what);
+          std::printf("%-20s tiers %-10s %-5s %s\n", d.name, ltt::join(d.tiers, ",").c_str(), ltt::gpu::supported_mutant(d.m) ? "+cuda" : "", d.what);
         }
         return 0;
       }

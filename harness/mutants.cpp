@@ -31,10 +31,9 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     LTT_TRY(run_check(c, comm).status());
   }
   std::printf("# ltt mutants: each planted bug alone in the %s backend, judged by ltt check's checks\n"
-              "# cases: dims H %d L %d, T %s, M %s, dists %s (each mutant on the tiers it applies to)\n",
-              o.backend.c_str(), o.dims.H, o.dims.L, [&] { std::string x; for (int t : o.tp) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
-              [&] { std::string x; for (int t : o.tokens) x += cat(x.empty() ? "" : ",", t); return x; }().c_str(),
-              [&] { std::string x; for (Dist d : o.dists) x += cat(x.empty() ? "" : ",", name(d)); return x; }().c_str());
+              "# cases: dims H %d L %d, T %s, M %s, dists %s, reductions %s (each mutant on the tiers it applies to)\n",
+              o.backend.c_str(), o.dims.H, o.dims.L, join(o.tp, ",").c_str(), join(o.tokens, ",").c_str(),
+              join(o.dists, ",", [](Dist d) { return name(d); }).c_str(), o.algo ? name(*o.algo) : "each tier's declared one");
   Table t({{"mutant", "", 18}, {"tiers", "", 9}, {"cases", "", 5}, {"caught", "cases", 6}, {"by", "checks", 40},
            {"outside", "elems", 9}, {"gate", "caught", 6}, {"verdict", "", 7}});
   // The clean run: the production gate's own failures on correct outputs
@@ -109,9 +108,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
       const auto key = std::make_tuple(x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist));
       gate += x.stopped.empty() && x.gate_fail > clean_gate[key] ? 1 : 0;
     }
-    std::string bys, tiers;
-    for (const auto& b : by) bys += cat(bys.empty() ? "" : ", ", b);
-    for (int k : c.tiers) tiers += cat(tiers.empty() ? "" : ",", k);
+    const std::string bys = join(by), tiers = join(c.tiers, ",");
     const bool ok = caught > 0;
     ++n;
     missed += ok ? 0 : 1;

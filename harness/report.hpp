@@ -85,6 +85,12 @@ struct CaseResult {
     double got, lo, hi, steps, truth, emulated;
   };
   std::vector<Outside> first_outside;  // up to 20
+  // The element farthest from its set (the first of the farthest), with its
+  // line as printed: the steps_max figure's element, which need not be among
+  // the first. Steps across zero count every tiny bf16 value between, so the
+  // line also gives the distance as a value.
+  std::optional<Outside> farthest;
+  std::string farthest_text;
   // Heatmaps over (token x hidden column) for the HTML report, pooled to at
   // most 128 x 512 cells (each cell the largest value it covers); filled for
   // failing cases when an HTML report is asked for (every case with --html-all).

@@ -36,9 +36,7 @@ using json = nlohmann::json;
 constexpr uint64_t kMaxBytes = uint64_t{1} << 40;  // cap on one tensor's size
 
 std::string shape_str(const std::vector<int64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += cat(i ? ", " : "", s[i]);
-  return r + "]";
+  return cat("[", join(s), "]");
 }
 
 // The bytes a tensor of this shape holds; nullopt on a negative dimension or

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -86,12 +87,13 @@ Result<Loaded> load_pair(const std::string& case_file, const std::string& out_fi
   return Loaded{std::move(*c), std::move(*outs)};
 }
 
-// The first element where two ranks' outputs differ (NaN equals NaN), or -1.
+// The first element where two ranks' outputs differ in their bits, or -1:
+// +0 and -0 differ, and so do two NaNs of different payloads (the values
+// are the files' bf16 or fp32 widened exactly: their bits differ where the
+// files' do, but for a signalling NaN's quiet bit).
 long first_difference(const MatD& a, const MatD& b) {
-  for (Eigen::Index e = 0; e < a.size(); ++e) {
-    const double x = a.data()[e], y = b.data()[e];
-    if (!(x == y || (std::isnan(x) && std::isnan(y)))) return static_cast<long>(e);
-  }
+  for (Eigen::Index e = 0; e < a.size(); ++e)
+    if (std::memcmp(a.data() + e, b.data() + e, sizeof(double)) != 0) return static_cast<long>(e);
   return -1;
 }
 
@@ -124,7 +126,10 @@ Result<int> run_verify(const VerifyOptions& o) {
     auto outs = safetensors_in("--output", o.output_path);
     for (const auto& name : *cases) {
       const fs::path out = fs::path(o.output_path) / name;
-      if (!fs::exists(out)) return LTT_USAGE("no output for case ", (fs::path(o.case_path) / name).string(), ": expected ", out.string());
+      if (!fs::exists(out))
+        return LTT_USAGE("no output for case ", (fs::path(o.case_path) / name).string(), ": expected ", out.string(),
+                         " (every case of the directory is verified; to verify some, give --case and --output a file each, "
+                         "or a directory holding only those cases)");
       pairs.emplace_back((fs::path(o.case_path) / name).string(), out.string());
     }
     if (pairs.empty()) return LTT_USAGE("--case ", o.case_path, ": no .safetensors case file in the directory");
@@ -147,10 +152,8 @@ Result<int> run_verify(const VerifyOptions& o) {
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
   if (!unmatched.empty()) {
-    std::string names;
-    for (const auto& n : unmatched) names += cat(names.empty() ? "" : ", ", n);
     report.note(cat("not checked: ", unmatched.size(), " output file(s) in ", o.output_path, " with no case of their name in ",
-                    o.case_path, ": ", names));
+                    o.case_path, ": ", join(unmatched)));
   }
   bool header = false;  // printed with the first row: a run that stops before it prints no table
   auto start_table = [&] {
@@ -209,14 +212,14 @@ Result<int> run_verify(const VerifyOptions& o) {
       std::string given;
       // One rank's output (rank 0) is the usual file; several, but not all, are said.
       if (static_cast<int>(ranks.size()) < c.in.p.T && (ranks.size() > 1 || ranks.begin()->first != 0)) {
-        for (const auto& [r, yr] : ranks) given += cat(given.empty() ? "" : ",", r);
-        given = cat(ranks.size(), " of ", c.in.p.T, " ranks' outputs given (rank", ranks.size() > 1 ? "s " : " ", given, ")");
+        given = cat(ranks.size(), " of ", c.in.p.T, " ranks' outputs given (rank", ranks.size() > 1 ? "s " : " ",
+                    join(ranks, ",", [](const auto& ry) { return ry.first; }), ")");
       }
       if (!l->outs.skipped.empty()) {
-        std::string sk;
-        for (const auto& n : l->outs.skipped) sk += cat(sk.empty() ? "" : ", ", n);
-        given += cat(given.empty() ? "" : "; ", "not checked (--tier ", tier, "): ", sk);
+        given += cat(given.empty() ? "" : "; ", "not checked (--tier ", tier, "): ", join(l->outs.skipped));
       }
+      // A directory's rows name their case: shape, seed and norm are not columns.
+      if (fs::is_directory(o.case_path)) given = cat("case ", fs::path(case_file).filename().string(), given.empty() ? "" : "; ", given);
       res.outputs_note = given;
       evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), adm, ro, res);
       std::optional<MatrixB> rounded_twice;

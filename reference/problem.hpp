@@ -76,7 +76,6 @@ enum class DType { bf16, fp16, fp32 };
 struct SelectionConfig {
   bool device_supports_tail_fusion = true;  // SM100-class device and a build with the fused kernel
   int shared_stream_token_threshold = 256;  // VLLM_SHARED_EXPERTS_STREAM_TOKEN_THRESHOLD
-  bool aux_stream = true;                   // tier 1 overlaps the shared reduce when true
 };
 
 // The production runner's choice: tier 0 when supported, T in {8, 16}, bf16

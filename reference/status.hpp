@@ -37,6 +37,26 @@ std::string cat(const A&... a) {
   return os.str();
 }
 
+// Joins a range's elements with sep between them, each shown by show (by
+// default as it streams): join(names) is "a, b, c", join(ranks, ",") "0,3",
+// join(mutants(), ", ", [](const auto& m) { return m.name; }) names them.
+struct AsStreamed {
+  template <class T>
+  const T& operator()(const T& x) const {
+    return x;
+  }
+};
+template <class Range, class Show = AsStreamed>
+std::string join(const Range& r, const char* sep = ", ", Show show = {}) {
+  std::ostringstream os;
+  const char* between = "";
+  for (const auto& x : r) {
+    os << between << show(x);
+    between = sep;
+  }
+  return os.str();
+}
+
 class [[nodiscard]] Status {
  public:
   Status() = default;

@@ -108,24 +108,32 @@ TEST_CASE("admissible: the sets are sharp: few elements have two values, a 1-ste
   const Problem p = problem(kDimsSmall, 8, 33);
   const Inputs in = generate_inputs(p);
   Reference ref(in);
+  // Measured share of elements with two or more values, tiers 0-4 (seed 7,
+  // T 8, M 33): 3.07%, 0.83%, 0.82%, 2.58%, 0.45%. The ceilings are 1.5x
+  // those: a bound grown twice as wide roughly doubles the share and fails.
+  const double ceiling[] = {0.046, 0.0125, 0.0125, 0.039, 0.007};
   for (int tier : tiers_for(p)) {
     CAPTURE(tier);
     const Contract c = tier_def(tier).contract;
     const Interval a = ref.admissible(tier, c);
-    // Measured 0.3-2.0% at this size; a bound grown twice as wide doubles it.
-    CHECK(ambiguous(a) < 0.04);
+    CHECK(ambiguous(a) < ceiling[tier]);
     auto y = ref.emulated(tier, c);
     REQUIRE(y.ok());
-    // Move single-valued elements by 1 and 2 steps: each is caught, at its distance.
+    REQUIRE(outside(a, (*y)[0]) == 0);
+    // Move single-valued elements by 1 and 2 steps: each is caught, at its
+    // distance, and the output holding the moves fails by exactly them.
+    MatrixB moved_y = (*y)[0];
     size_t moved = 0;
-    for (size_t e = 0; e < (*y)[0].size() && moved < 50; e += 37) {
+    for (size_t e = 0; e < moved_y.size() && moved < 50; e += 37) {
       const double lo = a.lo.data()[e], hi = a.hi.data()[e];
       if (lo != hi || !std::isfinite(lo)) continue;
       ++moved;
       CHECK(steps_outside(lo, hi, next_up(lo)) == 1);
       CHECK(steps_outside(lo, hi, next_up(lo, 2)) == 2);
+      moved_y.v[e] = to_bf16(next_up(lo, moved % 2 ? 1 : 2));
     }
     CHECK(moved >= 40);
+    CHECK(outside(a, moved_y) == moved);
   }
 }
 

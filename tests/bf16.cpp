@@ -248,6 +248,7 @@ TEST_CASE("bf16: every pattern widens exactly and converts back") {
     CAPTURE(b);
     CHECK(to_bf16(to_float(x)).bits == b);
     CHECK(to_bf16(to_double(x)).bits == b);
+    CHECK(static_cast<double>(to_float(x)) == to_double(x));
     CHECK(round_bf16(to_float(x)) == to_float(x));
   }
   CHECK(nan_patterns == 2 * 127);

@@ -14,6 +14,10 @@ cases = doc["cases"]
 assert cases, "no cases"
 assert doc["summary"]["cases"] == len(cases)
 assert doc["summary"]["failed"] == sum(not c["pass"] for c in cases)
+# Notes: a run with ring cases says that their sets are wide; one without has none.
+ring = sum(c["algo"] == "ring" for c in cases)
+assert doc["notes"] == ([] if ring == 0 else [n for n in doc["notes"] if "reduce by a ring" in n]), doc["notes"]
+assert (ring == 0) == (not any(f"{ring} of {len(cases)} cases reduce by a ring" in n for n in doc["notes"])), doc["notes"]
 crit = doc["criteria"]
 for c in cases:
     for key, typ in (("tier", int), ("tp", int), ("tokens", int), ("hidden", int), ("latent", int), ("dist", str),

@@ -84,6 +84,30 @@ for i in (0, 7, 100):
 r = verify({"output.tier1.rank0": ("BF16", [M, H], bytes(bad))})
 assert r.returncode == 1, r.stdout + r.stderr
 assert "FAIL tier 1 T 8 M 5 realistic" in r.stdout, r.stdout
+# Ranks agree bit for bit, not by value: +0 against -0, and two NaN payloads,
+# are ranks that differ (each element also falls outside its set).
+for a, b in ((0x0000, 0x8000), (0x7fc0, 0x7fc1)):
+    r0, r3 = bytearray(exp), bytearray(exp)
+    struct.pack_into("<H", r0, 2 * 9, a)
+    struct.pack_into("<H", r3, 2 * 9, b)
+    rj = os.path.join(work, "ranks.json")
+    r = verify({"output.tier1.rank0": ("BF16", [M, H], bytes(r0)), "output.tier1.rank3": ("BF16", [M, H], bytes(r3))},
+               "--json", rj)
+    c = json.load(open(rj))["cases"][0]
+    assert r.returncode == 1 and "ranks" in c["failed_checks"] and c["first_differing_rank"] == 3, (hex(a), hex(b), c)
+# The farthest element is printed, and kept in the JSON, where it is not
+# among the first five: six elements 8 steps off, then one 200 steps off.
+far = bytearray(exp)
+for i, d in [(i, 8) for i in range(6)] + [(H + 3, 200)]:
+    (v,) = struct.unpack_from("<H", far, 2 * i)
+    assert (v & 0x7f80) != 0x7f80 and (v & 0x7fff) > 400, "a finite element not near zero"
+    struct.pack_into("<H", far, 2 * i, v + d)
+fj = os.path.join(work, "far.json")
+r = verify({"output.tier1.rank0": ("BF16", [M, H], bytes(far))}, "--json", fj)
+c = json.load(open(fj))["cases"][0]
+assert r.returncode == 1 and f"farthest: [1, 3] got" in r.stdout and "200 bf16 steps outside" in r.stdout, r.stdout
+assert c["farthest_outside"]["index"] == [1, 3] and c["farthest_outside"]["steps"] == 200, c["farthest_outside"]
+assert len(c["first_outside"]) == 7 and c["admissible"]["steps_max"] == 200, c
 trunc = os.path.join(work, "truncated.safetensors")
 open(trunc, "wb").write(raw[: len(raw) // 2])
 r = subprocess.run([ltt, "verify", "--case", trunc, "--output", trunc], capture_output=True, text=True)
@@ -99,5 +123,7 @@ r = subprocess.run([ltt, "verify", "--case", cases, "--output", outs, "--json", 
 assert r.returncode == 0, r.stdout + r.stderr
 v = json.load(open(os.path.join(work, "v.json")))
 assert [c["tier"] for c in v["cases"]] == [2] and v["cases"][0]["pass"], v
-print("2. ltt verify: exact outputs pass (BF16, F32, a directory), moved ones fail (exit 1), a truncated case is refused (exit 2)")
+assert v["cases"][0]["outputs_note"].startswith(f"case {entry['file']}") and f"case {entry['file']}" in r.stdout, r.stdout
+print("2. ltt verify: exact outputs pass (BF16, F32, a directory, its rows named by case), moved ones fail (exit 1), ranks differing in a\n"
+      "   zero's sign or a NaN's payload fail as ranks, the farthest element is named, a truncated case is refused (exit 2)")
 print("2 passed, 0 failed")

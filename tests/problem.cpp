@@ -231,20 +231,6 @@ TEST_CASE("problem: select_tier's threshold and aux stream") {
   CHECK(select_tier(8, 65, DType::bf16, cfg) == 0);  // tier 0 still wins where it applies
   CHECK(select_tier(8, 129, DType::bf16, cfg) == 2);
   CHECK(select_tier(4, 0, DType::bf16, cfg) == 1);
-
-  // aux_stream changes how tier 1 runs, never which tier runs.
-  SelectionConfig no_aux;
-  no_aux.aux_stream = false;
-  SelectionConfig no_aux64 = cfg;
-  no_aux64.aux_stream = false;
-  for (int T : {1, 2, 4, 8, 16})
-    for (int M : {0, 1, 64, 65, 128, 129, 256, 257, 4096})
-      for (DType dt : {DType::bf16, DType::fp16, DType::fp32}) {
-        CAPTURE(T);
-        CAPTURE(M);
-        CHECK(select_tier(T, M, dt, no_aux) == select_tier(T, M, dt));
-        CHECK(select_tier(T, M, dt, no_aux64) == select_tier(T, M, dt, cfg));
-      }
 }
 
 TEST_CASE("problem: the selected tier accepts the problem") {
