@@ -324,10 +324,10 @@ Status Report::finish(double wall_seconds) {
   const size_t ring = static_cast<size_t>(
       std::count_if(results_.begin(), results_.end(), [](const CaseResult& r) { return r.contract.algo == Algo::ring; }));
   if (ring > 0) {
-    notes_.push_back(cat(ring, " of ", results_.size(), " cases reduce by a ring: their sets hold what every ring order can give "
-                         "(a bf16 rounding at every hop, each of Z's elements free within its rigorous bound) and are wide "
-                         "(amb% near 100 on realistic data), so they miss bugs that one-shot's sets catch, such as g missing "
-                         "(README, \"Ring verdicts are weak\")"));
+    notes_.push_back(cat(ring, " of ", results_.size(), " cases reduce by a ring: a bf16 rounding at every hop, in any order, "
+                         "leaves Y more freedom than one-shot (amb% near 100 on realistic data), so their sets miss small "
+                         "coherent bugs that one-shot's catch, such as eps x10 or a bf16 sum of squares (README, \"Ring "
+                         "verdicts are weaker\")"));
     std::printf("# %s\n", notes_.back().c_str());
   }
 

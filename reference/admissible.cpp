@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "kernels.hpp"
 
@@ -83,6 +84,9 @@ AdmCtx::AdmCtx(const Inputs& inputs, const Truth& truth, const MatD& w, Family f
   // latent shards, the full product in two RMSNorm orders).
   const double events = static_cast<double>(p.M) + static_cast<double>(p.M) * p.H * (p.T + 2);
   lambda_ = std::sqrt(2.0 * std::log(2.0 * events / fam.p_false_alarm));
+  // A ring case adds as many again (dot_ring(): M sums of squares, M*H dot
+  // products per GEMM shape), so its probability is at most twice the case's.
+  lambda_ring_ = std::sqrt(2.0 * std::log(2.0 * 2.0 * events / fam.p_false_alarm));
 }
 
 double AdmCtx::acc_error(double n, double A, double absX) const {
@@ -284,9 +288,6 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
   const MatD g = widen<double>(in.g);
   const bool rtw = o == NormOrder::round_then_weight;
   const int nprod = rtw ? 1 : 2;
-  const double tiny = fam.ftz ? kFlush : kGradual;
-  const double n_add = L - 1;
-  const double g53 = gamma(L + 8, kU53);
   std::vector<NormStats> stats(static_cast<size_t>(M));
 
 #pragma omp parallel for schedule(dynamic, 1)
@@ -309,15 +310,8 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
       ns->base.row(i).setConstant(kNaN);
       continue;
     }
-    // The member's sum of squares: L exact squares (or flushed), L - 1 adds.
-    const double err = acc_error(n_add, ss_hi, ss_hi) + L * tiny;
-    const double sl = std::max(0.0, ss_lo * (1 - g53) - err), sh = ss_hi * (1 + g53) + err;
-    // mean = fl(ss / L) (or ss * fl(1/L)), D = fl(mean + fl(eps)), rho = rsqrt(D) within rsqrt_ulps.
-    const double q = 1 + 2 * fam.rsqrt_ulps * kU;
-    const double Dlo = ((sl / L) * (1 - kU) * (1 - kU) + p.eps * (1 - kU)) * (1 - kU);
-    const double Dhi = ((sh / L) * (1 + kU) * (1 + kU) + tiny + p.eps * (1 + kU)) * (1 + kU);
-    const double slack = 1 + 16 * kU53;  // float64's own rounding of these few operations
-    double rho_a = (2 - q) / std::sqrt(Dhi) / slack, rho_b = q / std::sqrt(Dlo) * slack;
+    double rho_a, rho_b;
+    std::tie(rho_a, rho_b) = rho_range(ss_lo, ss_hi);
     for (int j = 0; j < nprod; ++j) {
       rho_a *= 1 - kU;
       rho_b *= 1 + kU;
@@ -398,6 +392,23 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
 
 AdmCtx::NormStats AdmCtx::norm_stats(Algo a, NormOrder o) { return norm(a, o).stats; }
 
+// The member's rstd range (before its products) for exact sums of squares of
+// Z in [ss_lo, ss_hi]: L exact squares (or flushed), L - 1 fp32 adds;
+// mean = fl(ss / L) (or ss * fl(1/L)), D = fl(mean + fl(eps)), rho = rsqrt(D)
+// within rsqrt_ulps.
+std::pair<double, double> AdmCtx::rho_range(double ss_lo, double ss_hi) const {
+  const int L = in.p.L;
+  const double tiny = fam.ftz ? kFlush : kGradual;
+  const double g53 = gamma(L + 8, kU53);
+  const double err = acc_error(L - 1, ss_hi, ss_hi) + L * tiny;
+  const double sl = std::max(0.0, ss_lo * (1 - g53) - err), sh = ss_hi * (1 + g53) + err;
+  const double q = 1 + 2 * fam.rsqrt_ulps * kU;
+  const double Dlo = ((sl / L) * (1 - kU) * (1 - kU) + in.p.eps * (1 - kU)) * (1 - kU);
+  const double Dhi = ((sh / L) * (1 + kU) * (1 + kU) + tiny + in.p.eps * (1 + kU)) * (1 + kU);
+  const double slack = 1 + 16 * kU53;  // float64's own rounding of these few operations
+  return {(2 - q) / std::sqrt(Dhi) / slack, q / std::sqrt(Dlo) * slack};
+}
+
 // The exact range of N~ W^T over the admissible N~, latent columns
 // [k0, k0 + K): the float64 GEMM of the path's start, the step path's
 // min/max per output, the free elements' half-widths times |W|. Steps whose
@@ -405,6 +416,10 @@ AdmCtx::NormStats AdmCtx::norm_stats(Algo a, NormOrder o) { return norm(a, o).st
 // other (a relative 2 nprod 2^-24) may come in either order: such a cluster
 // contributes its negative parts to the min and its positive parts to the max.
 DotRange AdmCtx::dot(Algo a, NormOrder o, int k0, int K) {
+  return a == Algo::ring ? dot_ring(o, k0, K) : dot_box(a, o, k0, K);
+}
+
+DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
   const NormSet& ns = norm(a, o);
   const Problem& p = in.p;
   const int M = p.M, H = p.H;
@@ -456,6 +471,162 @@ DotRange AdmCtx::dot(Algo a, NormOrder o, int k0, int K) {
     const Eigen::ArrayXd e53 = g53 * d.A.row(i).transpose().array();
     d.lo.row(i) = (x0 + mn - rf - e53).transpose().matrix();
     d.hi.row(i) = (x0 + mx + rf + e53).transpose().matrix();
+  }
+  return d;
+}
+
+// The ring's Z, element by element (from the bf16 terms, as reduce_exact()):
+// each of its T-1 hops rounds the partial sum s to bf16 after an fp32 add,
+// s' = (s + x)(1 + d), |d| <= u' = 2^-8 + 2^-24 + 2^-32, and |s + x| is at
+// most B + gamma_{T-1}(u') A (B = max(sum of positive terms, sum of
+// negative ones) bounds every exact partial sum of any order, A = sum|x|).
+// So z - Z = sum over hops of d_h (s_h + x_h) + what flushes lose: V sums
+// the squares of the hops' bounds u' (B + gamma A); fix bounds the flushes
+// and float64's own Z; e is the rigorous |z - Z| of reduce_R(ring).
+const AdmCtx::RingZ& AdmCtx::ring_z() {
+  if (ring_z_) return *ring_z_;
+  const Interval& Z = reduce_R(Algo::ring);
+  const Problem& p = in.p;
+  const int T = p.T;
+  const Eigen::Index n = static_cast<Eigen::Index>(p.M) * p.L;
+  auto rz = std::make_unique<RingZ>();
+  rz->V.resize(p.M, p.L);
+  rz->e.resize(p.M, p.L);
+  rz->fix.resize(p.M, p.L);
+  const double up = kU + kBf16Unit + kU * kBf16Unit;
+  const double g = gamma(T - 1, up), g53 = gamma(T, kU53);
+  const double fixed = (T - 1) * ((fam.ftz ? kFlush : kGradual) + std::ldexp(1.0, -133));
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    double sum = 0, A = 0, q = kInf;
+    for (const MatrixB& m : in.R) {
+      const bf16 b = m.v[static_cast<size_t>(e)];
+      const double v = to_double(b);
+      sum += v;
+      A += std::fabs(v);
+      if (std::isfinite(v) && v != 0) q = std::min(q, quantum_of(b.bits));
+    }
+    const double z = t.Z.data()[e], lo = Z.lo.data()[e], hi = Z.hi.data()[e];
+    if (!std::isfinite(sum) || !std::isfinite(A) || !std::isfinite(z) || !std::isfinite(lo) || !std::isfinite(hi)) {
+      rz->V.data()[e] = rz->e.data()[e] = rz->fix.data()[e] = kInf;
+      continue;
+    }
+    const bool exact = q >= kFlush && A < 256.0 * q;  // every partial sum of every order is a bf16 value
+    const double B = 0.5 * (A + std::fabs(sum));
+    const double hop = up * (B + g * A);
+    rz->V.data()[e] = exact ? 0.0 : (T - 1) * hop * hop;
+    rz->fix.data()[e] = exact ? 0.0 : fixed + g53 * A;
+    rz->e.data()[e] = std::max(std::fabs(hi - z), std::fabs(z - lo));
+  }
+  ring_z_ = std::move(rz);
+  return *ring_z_;
+}
+
+// The ring's N W^T over latent columns [k0, k0 + K). The box (dot_box: each
+// element of Z anywhere in its rigorous interval, independently, and the
+// worst case of all of them) holds, but is wide: a rounding at every hop
+// gives Z's elements several bf16 ULPs of freedom, and the worst case over
+// L of them is many ULPs of Y. Sharper, with the model of the up-
+// projection's own accumulation bound (rounding errors mean-independent,
+// Azuma-Hoeffding; admissible.hpp): write the member's RMSNorm output as
+//   N_k = rho g_k (Z_k + eps_k + z_k eta_k + z_k (1 + eta_k)(d1_k + d2_k (1 + d1_k)))
+// with rho the row's rstd (one per row), z_k = Z_k + eps_k the ring's value,
+// eps_k = the hops' rounding errors (ring_z: V, fix), eta_k the fp32
+// products' roundings (|eta| <= 2 nprod 2^-24, rigorous), d1, d2 the bf16
+// roundings of N (round-then-weight: two; fused: d2 = 0). Then
+//   N W_j^T = rho (P_j + Q_j + F_j),  P_j = sum_k g_k Z_k W_jk (exact Z),
+// Q_j a martingale sum of the hop and N roundings with increments bounded
+// by |g_k W_jk| times their bounds (|Q_j| <= lambda sqrt(sum of squares)),
+// |F_j| <= sum_k |g_k W_jk| (fix_k + eta's part) rigorously. rho's range
+// comes from the sum of squares sum z_k^2 = sum Z_k^2 + 2 sum Z_k eps_k +
+// sum eps_k^2, bounded the same way and capped by the box's. Elements that a
+// flush can reach, and bf16 subnormal roundings, are added rigorously. The
+// result is intersected with the box, so it is never wider.
+DotRange AdmCtx::dot_ring(NormOrder o, int k0, int K) {
+  DotRange d = dot_box(Algo::ring, o, k0, K);  // the box: also A and the NaN rows
+  const RingZ& rz = ring_z();
+  const Interval& Z = reduce_R(Algo::ring);
+  const Problem& p = in.p;
+  const int M = p.M, H = p.H, L = p.L;
+  const MatD g = widen<double>(in.g);
+  const bool rtw = o == NormOrder::round_then_weight;
+  const double nR = rtw ? 2 : 1, nprod = rtw ? 1 : 2;
+  const double eta = 2 * nprod * kU;
+  const double uN = kBf16Unit * (1 + kBf16Unit) * (1 + eta);  // a rounding of N: its bound over |z|
+  const double gL = gamma(L + 2, kU53), gK = gamma(K + 2, kU53);
+  double gmax = 1;
+  for (int k = k0; k < k0 + K; ++k) gmax = std::max(gmax, std::fabs(g(0, k)));
+  // rstd's range per row, from the sharper sum of squares.
+  std::vector<double> rho_lo(static_cast<size_t>(M)), rho_hi(static_cast<size_t>(M));
+  std::vector<char> usable(static_cast<size_t>(M), 1);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; ++i) {
+    double S0 = 0, var = 0, rig = 0, box_lo = 0, box_hi = 0;
+    bool finite = true;
+    for (int k = 0; k < L; ++k) {
+      const double z = t.Z(i, k), e = rz.e(i, k), zl = Z.lo(i, k), zh = Z.hi(i, k);
+      if (!std::isfinite(e) || !std::isfinite(rz.V(i, k))) {
+        finite = false;
+        break;
+      }
+      S0 += z * z;
+      var += 4 * z * z * rz.V(i, k);
+      rig += 2 * std::fabs(z) * rz.fix(i, k) + e * e;
+      box_lo += (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
+      box_hi += std::max(zl * zl, zh * zh);
+    }
+    if (!finite) {
+      usable[static_cast<size_t>(i)] = 0;
+      continue;
+    }
+    const double dev = lambda_ring_ * std::sqrt(var) * (1 + gL) + rig + gL * S0;
+    const double ss_lo = std::max(box_lo, S0 - dev), ss_hi = std::min(box_hi, S0 + dev);
+    if (!(ss_lo <= ss_hi)) {
+      usable[static_cast<size_t>(i)] = 0;
+      continue;
+    }
+    std::tie(rho_lo[static_cast<size_t>(i)], rho_hi[static_cast<size_t>(i)]) = rho_range(ss_lo, ss_hi);
+  }
+  // Per element: C the squared bound of its martingale increments (over
+  // rho), F its rigorous part (over rho), both to be weighted by W.
+  MatD Zg(M, K), C(M, K), F(M, K);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; ++i)
+    for (int c = 0; c < K; ++c) {
+      const int k = k0 + c;
+      const double gk = std::fabs(g(0, k));
+      const double z = t.Z(i, k), e = rz.e(i, k), za = std::fabs(z) + e;
+      const bool ok = usable[static_cast<size_t>(i)] && std::isfinite(za);
+      Zg(i, c) = ok ? z * g(0, k) : 0.0;
+      C(i, c) = ok ? gk * gk * (rz.V(i, k) + nR * (uN * za) * (uN * za)) : 0.0;
+      double f = ok ? gk * (rz.fix(i, k) + eta * za + gK * std::fabs(z)) : 0.0;
+      // A flush can take the element's product (or its rounded Z rho) to 0.
+      if (ok && fam.ftz && za * rho_hi[static_cast<size_t>(i)] * std::max(1.0, gk) < 4 * kFlush) f += gk * za * (1 + uN);
+      F(i, c) = f;
+    }
+  const auto Wk = W.middleCols(k0, K);
+  const MatD P = gemm_nt<double>(Zg, Wk);
+  const MatD Sig = gemm_nt<double>(C, Wk.cwiseAbs2());
+  const MatD Fw = gemm_nt<double>(F, Wk.cwiseAbs());
+  const Eigen::VectorXd absW = Wk.cwiseAbs().rowwise().sum();
+  const double sub = nR * std::ldexp(1.0, -133) * gmax;  // N's bf16 subnormal roundings, absolute
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; ++i) {
+    if (!usable[static_cast<size_t>(i)]) continue;
+    const double ra = rho_lo[static_cast<size_t>(i)], rb = rho_hi[static_cast<size_t>(i)];
+    for (int j = 0; j < H; ++j) {
+      double& lo = d.lo(i, j);
+      double& hi = d.hi(i, j);
+      if (!std::isfinite(lo) || !std::isfinite(hi)) continue;
+      const double w = (lambda_ring_ * std::sqrt(Sig(i, j)) + Fw(i, j)) * (1 + gK), a = sub * absW(j);
+      const double pl = P(i, j) - w, ph = P(i, j) + w;
+      const double xl = pl >= 0 ? ra * pl : rb * pl, xh = ph >= 0 ? rb * ph : ra * ph;
+      const double rl = xl - 4 * kU53 * std::fabs(xl) - a, rh = xh + 4 * kU53 * std::fabs(xh) + a;
+      if (std::max(lo, rl) <= std::min(hi, rh)) {  // both hold; otherwise keep the box
+        lo = std::max(lo, rl);
+        hi = std::min(hi, rh);
+      }
+    }
   }
   return d;
 }

@@ -53,6 +53,15 @@
 //     over every bounded event of the case (M rows' sums of squares, M*H*(T+2)
 //     dot products) fails with probability at most p_false_alarm (1e-6). The
 //     rigorous gamma_n sum|x| caps it;
+//   - a ring's Z leaves every element free within its rigorous bound, and
+//     the worst case over the L elements of a dot product is many ULPs of
+//     Y (the box). The same model sharpens it (dot_ring in admissible.cpp):
+//     the hops' roundings and N's own bf16 roundings are mean-independent,
+//     so N W^T = rho (P + Q + F) with P the exact Z's product, Q a
+//     martingale sum bounded by Azuma-Hoeffding and F (flushes, fp32
+//     products) rigorous; rstd's range from the sum of squares the same
+//     way. Intersected with the box. The ring's events double the case's
+//     count, so a ring case's false-alarm probability is at most 2e-6;
 //   - fp32 adds (tier 1's Y' + S): one rounding, 2^-24 relative;
 //   - flushed subnormals: each fp32 operation may lose up to 2^-126;
 //     a product or intermediate below 2^-126 may be 0;
@@ -166,10 +175,22 @@ class AdmCtx {
     NormStats stats;
   };
   const NormSet& norm(Algo a, NormOrder o);
+  // The ring's N W^T, sharper than the box (ring_dot() in admissible.cpp).
+  struct RingZ {
+    MatD V;    // per Z element: sum over its hops of the squared bound on a hop's rounding error
+    MatD e;    // a rigorous bound on |z - Z|, z the ring's bf16 result
+    MatD fix;  // absolute errors that need not average out (flushes, float64's Z), bounded rigorously
+  };
+  const RingZ& ring_z();
+  DotRange dot_box(Algo a, NormOrder o, int k0, int K);
+  std::pair<double, double> rho_range(double ss_lo, double ss_hi) const;
+  DotRange dot_ring(NormOrder o, int k0, int K);
   Interval reduce_exact(const std::vector<MatrixB>& x, Algo a) const;
   double acc_error(double n, double A, double absX) const;
 
   double lambda_;
+  double lambda_ring_;  // the ring's own events counted too (ring_dot())
+  std::unique_ptr<RingZ> ring_z_;
   MatF WT_;     // W^T [L, H], for the row-wise step paths
   MatF absWf_;  // |W| [H, L]
   std::map<int, Interval> Z_, S_;

@@ -17,7 +17,10 @@ std::vector<int> LocalComm<P>::order_of(int start) const {
   std::vector<int> o;
   const Member* m = this->member;
   const bool variant = m && m->var.on;
-  if (variant && start < 0) {  // one-shot: a random permutation
+  // A member adds in any order: one-shot's any permutation, and a ring's any
+  // ring order (NCCL's rings visit the ranks in a permuted order, a channel
+  // each): for each chunk a random permutation, its start included.
+  if (variant) {
     for (int q = 0; q < T_; ++q) o.push_back(q);
     for (int i = T_ - 1; i > 0; --i) std::swap(o[static_cast<size_t>(i)], o[static_cast<size_t>(m->var.pick(i + 1))]);
   } else {

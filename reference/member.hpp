@@ -2,7 +2,8 @@
 //
 // Variant: a random correct member of the family (admissible.hpp): every
 // collective sums the T partials in a random order and tree (one-shot) or
-// from a random starting rank (ring); every GEMM splits K at random points
+// in a random ring order, a random permutation of the ranks for each chunk
+// (ring: NCCL's rings visit the ranks in permuted orders); every GEMM splits K at random points
 // into fp32 partials computed with a random panel size and adds them (and
 // the epilogue's addend, first or last) in a random order; RMSNorm's sum of
 // squares uses a random number of interleaved accumulators combined in a

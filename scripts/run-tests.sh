@@ -11,4 +11,4 @@ scripts/setup.sh debug
 # k3 admissible-set test, and the end-to-end sweeps of 10 variants and of the
 # mutant table (their pipelines and checks run under the sanitizers in the
 # admissible, tier and check suites).
-ctest --preset debug -j"$(nproc)" -E '^cli\.selftest_small$|^reference$|^golden\.regress$|^admissible_k3$|^check\.variants$|^mutants\.small$'
+ctest --preset debug -j"$(nproc)" -E '^cli\.selftest_small$|^reference$|^golden\.regress$|^admissible_k3$|^check\.variants$|^mutants\.small$|^mutants\.ring_small$'
