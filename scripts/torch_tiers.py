@@ -28,6 +28,10 @@
 # With --compile the correct outputs come from torch.compile of each tier's function (fullgraph, no fall-back
 # to eager): Inductor's Triton kernels sum, normalise and add in orders of their own, which the verdict must
 # accept as it accepts cuBLAS's; the bugs are then not run.
+# With --algo ring the case declares ring reductions (`ltt golden --algo ring`) and every reduction here is a
+# ring in a permuted rank order of this script's own (a fixed shuffle per (T, M); not ltt's chunk order):
+# bf16 partial + next rank's bf16 value, added in fp32 and rounded to bf16 at every hop. Only the `drop` bug
+# runs then: `row` and `eps` move Y by less than a ring's own freedom (README, "Ring verdicts are weaker").
 # Column "differ vs expected.tier{k}": the fraction of elements of the correct output whose bf16 value
 # differs from the case's emulated reference (NaN = NaN, -0 = +0), with the largest plain ULP distance.
 # Exit 0 iff every correct output passed and every bug failed; 1 otherwise; 2 on a script, usage or
@@ -106,6 +110,9 @@ def parse_args():
                         "any batch size: the kernels Inductor chose (and, with max-autotune, timed) at the first M "
                         "then run at every later M. M 1 stays a graph of its own (torch specialises sizes 0 and 1). "
                         "The progress lines count the graphs compiled so far, so a recompile shows")
+    p.add_argument("--algo", default="one-shot", choices=("one-shot", "ring"),
+                   help="the reductions: one-shot (fp32 sum, one rounding) or ring (a bf16 rounding at every hop, in a "
+                        "permuted rank order; the cases declare it; only the drop bug runs)")
     p.add_argument("--keep", action="store_true", help="keep case and outputs files (k3 T16 M2048 is ~1 GB)")
     p.add_argument("--no-safetensors", action="store_true",
                    help="use the built-in reader/writer even if the safetensors package is importable")
@@ -255,9 +262,19 @@ def save_outputs(tensors, path):
 
 
 # ---------------------------------------------------------------------------------------------- the tiers
+RING_ORDER = {}  # T -> the permutation of the ranks this script's rings visit
+
+
 def allreduce(parts):
-    """One-shot all-reduce of bf16 partials: fp32 sum, one rounding to bf16."""
-    return torch.stack(parts).float().sum(0).to(bf16)
+    """All-reduce of bf16 partials: one-shot (fp32 sum, one rounding to bf16) or, with --algo ring, a ring in a
+    permuted rank order (fp32 add, bf16 rounding at every hop)."""
+    if args.algo == "one-shot" or len(parts) == 1:
+        return torch.stack(parts).float().sum(0).to(bf16)
+    order = RING_ORDER[len(parts)] if len(parts) in RING_ORDER else list(range(len(parts)))[::-1]
+    acc = parts[order[0]]
+    for q in order[1:]:
+        acc = (acc.float() + parts[q].float()).to(bf16)
+    return acc
 
 
 def rmsnorm(Z, g, eps, order):
@@ -350,7 +367,7 @@ def tier4(R, S, g, W, eps, order, drop):
 
 
 TIERS = {0: tier0, 1: tier1, 2: tier2, 3: tier3, 4: tier4}
-VARIANTS = ("correct",) + BUGS
+VARIANTS = ("correct",) + (BUGS if args.algo == "one-shot" else ("drop",))
 COMPILED_AS = ("torch.compile of each tier (mode " + args.compile_mode
                + (", GEMM backends " + args.gemm_backends if args.gemm_backends else "")
                + (", pattern_matcher off, emulate_precision_casts on" if args.keep_casts else "")
@@ -450,7 +467,7 @@ for idx, (T, M, dist) in enumerate(combos, 1):
     label = f"T{T} M{M} {dist}"
     t0 = time.time()
     g_cmd = [ltt, "golden", "--out", cases_dir, "--dims", args.dims, "--tp", str(T), "--tokens", str(M),
-             "--dist", dist, "--tier", "all", "--seed", str(args.seed)] \
+             "--dist", dist, "--tier", "all", "--seed", str(args.seed), "--algo", args.algo] \
         + ([] if args.golden_norm == "declared" else ["--norm", args.golden_norm])
     res = run(g_cmd)
     if res.returncode != 0:
@@ -487,8 +504,13 @@ for idx, (T, M, dist) in enumerate(combos, 1):
             H, L = int(meta["hidden"]), int(meta["latent"])
             if int(meta["tp"]) != T or int(meta["tokens"]) != M:
                 raise ValueError(f"metadata tp/tokens {meta['tp']}/{meta['tokens']} differ from the request")
-            if meta.get("algo", "one-shot") != "one-shot":
-                print(f"    warning: case algo {meta['algo']!r}; this script's reductions are one-shot", flush=True)
+            if meta.get("algo", "one-shot") != args.algo:
+                raise ValueError(f"the case declares algo {meta.get('algo')!r}, this run's reductions are {args.algo}")
+            if args.algo == "ring":  # a rank order of its own per (T, M): neither rank order nor ltt's chunks
+                import random
+                perm = list(range(T))
+                random.Random(1000 * T + M).shuffle(perm)
+                RING_ORDER[T] = perm
             R = [rd.get(f"routed.rank{r}").to(device) for r in range(T)]
             S = [rd.get(f"shared.rank{r}").to(device) for r in range(T)]
             if args.dynamic_tokens and M > 1:  # M symbolic in the compiled graphs (torch specialises M 1 anyway)
