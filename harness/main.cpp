@@ -277,9 +277,13 @@ int main(int argc, char** argv) {
   go.sel.tokens = {1, 5, 33};
   auto* golden = app.add_subcommand(
       "golden",
-      "Write golden tensors: one case file per input set (every rank's inputs, expected_exact, expected.tier{k} for "
-      "each selected tier that applies) and DIR/manifest.json (each file, its SHA-256, bytes and metadata; entries of "
-      "earlier runs are kept). Files are written under a temporary name and renamed.");
+      "Write golden tensors: one case file per input set and DIR/manifest.json (each file, its SHA-256, bytes and "
+      "metadata; entries of earlier runs are kept). Files are written under a temporary name and renamed. A case file "
+      "(safetensors) holds routed.rank{r} [M, L] and shared.rank{r} [M, H] for r < T, norm_weight [L] and up_weight "
+      "[H, L] (all BF16), expected_exact [M, H] (F64, the float64 truth) and expected.tier{k} [M, H] (BF16, one correct "
+      "member's output) for each selected tier that applies (tier 0 only where T >= 2 and M <= 128); its metadata says tp, tokens, "
+      "hidden, latent, eps, seed, dist, algo, rmsnorm_order, tiers. Its name: H{H}_L{L}_T{T}_M{M}_{dist}_seed{seed}_"
+      "{algo}_{rmsnorm order}[_tiers{k...}].safetensors. --dims small is H 256, L 128; k3 is H 7168, L 3584.");
   add(golden, "--out", go.out, path_value, "directory to write into")->required();
   add(golden, "--tp", go.sel.tp, tp_list, "TP sizes T")->default_str(list_str(go.sel.tp));
   add(golden, "--tier", go.sel.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
@@ -324,8 +328,10 @@ int main(int argc, char** argv) {
       "admissible set (the bf16 values some correct member of the tier's family can produce: any reduction order or tree, "
       "any fp32 GEMM order or split-K, any sum-of-squares order, rsqrt within 2 ULP, FTZ or not, the tier's rounding points "
       "fixed; README 'The contract'), every rank present equal. An F32 output is judged after rounding to bf16. OUTPUT holds 'output' "
-      "(one rank's [M, H], BF16 or F32) or 'output.tier{k}.rank{r}' tensors. CASE and OUTPUT may both be directories "
-      "(outputs under the cases' file names).");
+      "(one rank's [M, H], BF16 or F32; --tier says its tier where the case covers several) or 'output.tier{k}.rank{r}' tensors ([M, H] each: rank r's Y of "
+      "tier k, for the tiers the case covers, tier 0 only at M <= 128). CASE and OUTPUT may both be directories "
+      "(outputs under the cases' file names; every case needs its output). Exit 0 when every output passes, 1 on a "
+      "numerical failure, 2 on bad input.");
   add(verify, "--case", vo.case_path, path_value, "case file (or directory of them)")->required();
   add(verify, "--output", vo.output_path, path_value, "outputs file (or directory of them)")->required();
   add(verify, "--tier", vo.tier,

@@ -59,7 +59,8 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
   }
   if (res.by_tier.empty())
     return LTT_USAGE(file, ": no output to verify: expected a tensor 'output' or 'output.tier{k}.rank{r}' of shape [", p.M,
-                     ", ", p.H, "]", o.tier ? cat(" for tier ", *o.tier) : std::string());
+                     ", ", p.H, "]", o.tier ? cat(" for tier ", *o.tier) : std::string(),
+                     res.skipped.empty() ? std::string() : cat(" (it holds ", join(res.skipped), ")"));
   return res;
 }
 

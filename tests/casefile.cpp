@@ -30,18 +30,38 @@ std::string load_error(const SafeTensors& st) {
 }  // namespace
 
 TEST_CASE("casefile: round trip of a case, metadata and tensors") {
-  const SafeTensors st = small_case();
+  const Problem p = problem(kDimsSmall, 4, 3);
+  const Inputs in = generate_inputs(p);
+  Reference ref(in);
+  auto y = ref.emulated(1, tier_def(1).contract);
+  REQUIRE(y.ok());
+  const SafeTensors st = make_case(in, ref.truth(), {{1, (*y)[0]}}, CaseContract{});
   auto c = load_case(st, "x.safetensors");
   REQUIRE(c.ok());
-  CHECK(c->in.p.T == 4);
-  CHECK(c->in.p.M == 3);
-  CHECK(c->in.p.H == 256);
+  // Every metadata field and every tensor comes back as written.
+  CHECK(c->in.p.T == p.T);
+  CHECK(c->in.p.M == p.M);
+  CHECK(c->in.p.H == p.H);
+  CHECK(c->in.p.L == p.L);
+  CHECK(c->in.p.eps == p.eps);
+  CHECK(c->in.p.seed == p.seed);
+  CHECK(c->in.p.dist == p.dist);
   CHECK(c->tiers == std::vector<int>{1});
-  CHECK(c->expected.count(1) == 1);
+  CHECK(c->contract.algo == Algo::one_shot);
   CHECK_FALSE(c->contract.norm.has_value());  // "declared"
-  const Inputs again = generate_inputs(c->in.p);
-  CHECK(again.R[3] == c->in.R[3]);
-  CHECK(again.W == c->in.W);
+  REQUIRE(c->in.R.size() == in.R.size());
+  REQUIRE(c->in.S.size() == in.S.size());
+  for (size_t r = 0; r < in.R.size(); ++r) {
+    CAPTURE(r);
+    CHECK(c->in.R[r] == in.R[r]);
+    CHECK(c->in.S[r] == in.S[r]);
+  }
+  CHECK(c->in.g == in.g);
+  CHECK(c->in.W == in.W);
+  REQUIRE(c->expected.count(1) == 1);
+  CHECK(c->expected.at(1) == (*y)[0]);
+  REQUIRE(c->expected_exact.has_value());
+  CHECK(bitwise_equal(*c->expected_exact, ref.truth().Y));
 }
 
 TEST_CASE("casefile: metadata that contradict the tensors") {

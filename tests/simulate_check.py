@@ -42,9 +42,14 @@ for t in d["tp"]:
         expect(all(v > 0 for v in times.values()), "times are positive")
     # Tier 0 applies only up to M 128 and within a node (8 GPUs).
     expect(all(x["tier0_us"] is None for x in rows if x["tokens"] > 128 or t["tp"] > 8), f"T {t['tp']}: tier 0 where it cannot run")
-    # Every crossover is a change of the fastest tier between M - 1 and M.
-    for c in t["crossovers"]:
-        expect(c["from"] != c["to"], "a crossover changes the tier")
+    # Every change of the fastest tier between two listed M has its crossover inside that interval (the
+    # M where it changes: from the tier fastest at M - 1 to the one fastest at M), and there is no other.
+    changes = [(a, b) for a, b in zip(rows, rows[1:]) if a["fastest"] != b["fastest"]]
+    cross = t["crossovers"]
+    expect(len(cross) == len(changes), f"T {t['tp']}: {len(cross)} crossovers for {len(changes)} changes of the fastest tier")
+    for (a, b), c in zip(changes, cross):
+        expect(a["tokens"] < c["tokens"] <= b["tokens"] and c["from"] != c["to"],
+               f"T {t['tp']}: crossover {c} lies in ({a['tokens']}, {b['tokens']}] and changes the tier")
     # Latency grows with M for every tier (more bytes, more FLOPs).
     for k in range(5):
         seq = [x[f"tier{k}_us"] for x in rows if x[f"tier{k}_us"] is not None]

@@ -1,6 +1,6 @@
-// Tier 3 (SINGLE_REDUCTION): its ring chunks run over the concatenated
-// [R | S] rows, so its ring bits differ from tier 1's separate reduces,
-// while its one-shot sums are the same as tier 1's.
+// Tier 3 (SINGLE_REDUCTION): one reduction of the concatenated [R | S]
+// rows; under a ring its bits differ from one-shot's and both hold the
+// tier's bound; at T 1 it is tier 4.
 #include <doctest/doctest.h>
 
 #include "support.hpp"
@@ -8,7 +8,7 @@
 using namespace ltt;
 using namespace ltt::test;
 
-TEST_CASE("tier3: concatenated ring chunks differ from separate reduces") {
+TEST_CASE("tier3: its ring and one-shot outputs differ, and both hold the bound") {
   const Problem p = problem(kDimsSmall, 8, 33);
   const Inputs in = generate_inputs(p);
   Reference ref(in);

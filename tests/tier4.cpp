@@ -1,6 +1,6 @@
 // Tier 4 (ROW_PARALLEL): each rank's partial up-projection covers only its
-// latent shard; the shards must add up to the whole (exact mode), and a rank
-// that skips its shard's GEMM is caught.
+// latent shard; the shards must add up to the whole (exact mode), and its
+// bound (K = L/T dot products, then a reduce) differs from tier 1's.
 #include <doctest/doctest.h>
 
 #include "support.hpp"
