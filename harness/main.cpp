@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
   add(mut, "--seed", mo.seed, flags::u64, "input seed")->default_str("0");
   add(mut, "--algo", mo.algo, optional_algo,
       "one-shot or ring: the reduction algorithm of every case (default: each tier's declared one, one-shot); ring's sets "
-      "are wider (README, \"Ring\"), so fewer mutants show there");
+      "are wider (README, \"Ring verdicts are weaker\"), so fewer mutants show there");
   add(mut, "--backend", mo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
       cuda_mutants_help())
       ->default_str("cpu");
