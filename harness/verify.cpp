@@ -118,7 +118,8 @@ Result<int> run_verify(const VerifyOptions& o) {
   if (!fs::exists(o.output_path)) return LTT_USAGE("--output ", o.output_path, ": no such file or directory");
   std::vector<std::pair<std::string, std::string>> pairs;
   std::vector<std::string> unmatched;  // output files with no case of their name
-  if (fs::is_directory(o.case_path)) {
+  const bool dir_mode = fs::is_directory(o.case_path);
+  if (dir_mode) {
     if (!fs::is_directory(o.output_path))
       return LTT_USAGE("--case ", o.case_path, " is a directory, so --output must be one too (outputs under the cases' file names)");
     auto cases = safetensors_in("--case", o.case_path);
@@ -220,7 +221,7 @@ Result<int> run_verify(const VerifyOptions& o) {
         given += cat(given.empty() ? "" : "; ", "not checked (--tier ", tier, "): ", join(l->outs.skipped));
       }
       // A directory's rows name their case: shape, seed and norm are not columns.
-      if (fs::is_directory(o.case_path)) given = cat("case ", fs::path(case_file).filename().string(), given.empty() ? "" : "; ", given);
+      if (dir_mode) given = cat("case ", fs::path(case_file).filename().string(), given.empty() ? "" : "; ", given);
       res.outputs_note = given;
       evaluate(first.second, want, ref.truth(), ref.bound(tier, Mode::emulated, contract), adm, ro, res);
       std::optional<MatrixB> rounded_twice;
