@@ -8,6 +8,7 @@ usage: html_check.py LTT SOURCE_DIR WORKDIR   (exit 77: no chromium here, skippe
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -81,6 +82,31 @@ expect(r.returncode == 0 and "ltt regress: pass" in d and "same" in d, "regress 
 case = [os.path.join("g", f) for f in os.listdir("g") if f.endswith(".safetensors")][0]
 r = subprocess.run([ltt, "verify", "--case", case, "--output", case, "--html", "verify.html"], capture_output=True, text=True)
 expect(r.returncode == 2 and "no output to verify" in r.stderr, "verify refuses a case as its own output")
+# 6. verify's pages: the case's expected output passes; the same with columns
+#    64-95 (the third shard of H 256 at T 8) scaled by 3% fails there.
+sys.path.insert(0, os.path.join(src, "tests"))
+import stfile  # noqa: E402
+tensors, meta = stfile.read(case)
+dtype, shape, exp = tensors["expected.tier1"]
+stfile.write("good.safetensors", {"output.tier1.rank0": (dtype, shape, exp)})
+r = subprocess.run([ltt, "verify", "--case", case, "--output", "good.safetensors", "--html", "vgood.html", "--html-all"],
+                   capture_output=True, text=True)
+d = dom("vgood.html")
+expect(r.returncode == 0 and "ltt verify: pass" in d and 'data-js-error="' not in d and hot(d, "steps-0") == "",
+       f"verify --html-all of a correct output: a passing page, nothing hot (exit {r.returncode}, {hot(d, 'steps-0')})")
+H = shape[1]
+bad = bytearray(exp)
+for i in range(shape[0]):
+    for j in range(64, 96):
+        k = 2 * (i * H + j)
+        f = struct.unpack("<f", b"\0\0" + bytes(bad[k:k + 2]))[0] * 1.03
+        bad[k:k + 2] = struct.pack("<f", f)[2:]  # truncated: a 3% move is many bf16 steps either way
+stfile.write("bad.safetensors", {"output.tier1.rank0": (dtype, shape, bytes(bad))})
+r = subprocess.run([ltt, "verify", "--case", case, "--output", "bad.safetensors", "--html", "vbad.html"],
+                   capture_output=True, text=True)
+d = dom("vbad.html")
+expect(r.returncode == 1 and "ltt verify: FAIL" in d and hot(d, "steps-0") == "64-95" and "reproduce:" in d,
+       f"verify --html of a wrong shard: FAIL, its columns hot (exit {r.returncode}, {hot(d, 'steps-0')})")
 
 for f in fails:
     print("FAILED:", f)
