@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include "support.hpp"
 
@@ -93,32 +94,84 @@ TEST_CASE("inputs: the exact distribution is integers on a shared exponent") {
 }
 
 TEST_CASE("inputs: the adversarial row kinds are what they say") {
+  // Each kind's property is checked on its own rows, and the special values
+  // (NaN, inf, bf16 max, subnormals, -0 in S) are checked to appear nowhere
+  // else: a kind that lost its property, or leaked into another, fails.
   const Problem p = problem(kDimsSmall, 8, 16, Dist::adversarial, 3);
   const Inputs in = generate_inputs(p);
-  bool saw_nan = false, saw_neg_zero = false, saw_probe = false, saw_max = false, saw_subnormal = false;
+  auto subnormal = [](bf16 b) { return (b.bits & 0x7f80) == 0 && (b.bits & 0x7f) != 0; };
+  auto R = [&](int r, int i, int j) { return in.R[static_cast<size_t>(r)].at(i, j); };
+  auto S = [&](int r, int i, int j) { return in.S[static_cast<size_t>(r)].at(i, j); };
+  int rows_of[kAdversarialKinds] = {};
   for (int i = 0; i < p.M; ++i) {
     const RowKind k = row_kind(p.seed, i);
-    CAPTURE(name(k));
-    double zsum = 0;
+    const std::string kind = name(k);
+    CAPTURE(kind);
+    CAPTURE(i);
+    ++rows_of[static_cast<int>(k)];
+    double zsum = 0, rsum = 0;
+    long neg_zero_s = 0, pos_zero_s = 0, sub_r = 0, nonzero_r = 0;
     for (int j = 0; j < p.L; ++j) {
       double z = 0;
-      for (int r = 0; r < p.T; ++r) z += to_double(in.R[static_cast<size_t>(r)].at(i, j));
+      for (int r = 0; r < p.T; ++r) {
+        const bf16 b = R(r, i, j);
+        z += to_double(b);
+        rsum += std::fabs(to_double(b));
+        sub_r += subnormal(b);
+        nonzero_r += (b.bits & 0x7fff) != 0;
+        if (k == RowKind::zero_routed) CHECK(b.bits == (r % 2 ? 0x8000 : 0x0000));
+        if (k == RowKind::order_probe && j % 16 == 3) {
+          const double sign = j % 32 == 19 ? -1.0 : 1.0;
+          const double want = r == 0 ? 16777216.0 : r == 1 ? 1.0 : r == 2 ? -16777216.0 : 0.0;
+          CHECK(to_double(b) == sign * want);
+        }
+      }
       zsum += std::fabs(z);
     }
-    if (k == RowKind::zero_routed) CHECK(zsum == 0.0);
-    if (k == RowKind::outlier) CHECK(zsum > 100.0);
-    for (int j = 0; j < p.H; ++j) {
-      const bf16 s0 = in.S[0].at(i, j);
-      saw_nan |= std::isnan(to_double(s0));
-      saw_neg_zero |= s0.bits == 0x8000;
-      saw_max |= s0.bits == 0x7f7f;
-      saw_subnormal |= (s0.bits & 0x7f80) == 0 && (s0.bits & 0x7f) != 0;
+    for (int r = 0; r < p.T; ++r)
+      for (int j = 0; j < p.H; ++j) {
+        const bf16 b = S(r, i, j);
+        neg_zero_s += b.bits == 0x8000;
+        pos_zero_s += b.bits == 0x0000;
+        const bool special = std::isnan(to_double(b)) || std::isinf(to_double(b)) || (b.bits & 0x7fff) == 0x7f7f;
+        if (k != RowKind::extremes) CHECK_FALSE(special);
+        if (k != RowKind::subnormal) CHECK_FALSE(subnormal(b));
+        // -0 in S: its own kind's, and tiny negatives that underflow in subnormal rows
+        if (k != RowKind::signed_zeros && k != RowKind::subnormal) CHECK(b.bits != 0x8000);
+      }
+    if (k != RowKind::subnormal) CHECK(sub_r == 0);
+    switch (k) {
+      case RowKind::zero_routed: CHECK(zsum == 0.0); break;
+      case RowKind::outlier: CHECK(zsum > 100.0); break;
+      case RowKind::cancel:  // the pairs cancel to rank 0's 1e-4 perturbation
+        CHECK(zsum > 0.0);
+        CHECK(zsum < 0.05 * rsum);
+        break;
+      case RowKind::signed_zeros: {  // each about 1/16 of S
+        const double n = static_cast<double>(p.T) * p.H;
+        CHECK(neg_zero_s > n / 32);
+        CHECK(neg_zero_s < n / 8);
+        CHECK(pos_zero_s > n / 32);
+        CHECK(pos_zero_s < n / 8);
+        break;
+      }
+      case RowKind::subnormal: CHECK(sub_r > 0); CHECK(sub_r == nonzero_r); break;
+      case RowKind::extremes: {
+        CHECK(std::isnan(to_double(S(0, i, 41))));
+        CHECK(S(0, i, 73).bits == 0xff80);
+        CHECK(S(0, i, 9).bits == 0x7f7f);
+        CHECK(S(1, i, 9).bits == 0x7f7f);
+        CHECK(S(0, i, 5).bits == 0x7f7f);
+        CHECK(S(0, i, 37).bits == 0xff7f);
+        for (int r = 1; r < p.T; ++r) CHECK(S(r, i, 41).bits == 0x0000);
+        break;
+      }
+      default: break;
     }
-    if (k == RowKind::order_probe) saw_probe |= to_double(in.R[0].at(i, 3)) == 16777216.0;
   }
-  CHECK(saw_nan);
-  CHECK(saw_neg_zero);
-  CHECK(saw_probe);
-  CHECK(saw_max);
-  CHECK(saw_subnormal);
+  for (int k = 0; k < kAdversarialKinds; ++k) {
+    const std::string kind = name(static_cast<RowKind>(k));
+    CAPTURE(kind);
+    CHECK(rows_of[k] >= 1);  // 16 rows hold every kind
+  }
 }
