@@ -42,7 +42,7 @@ namespace {
 
 Result<long> meta_int(const SafeTensors& st, const std::string& file, const std::string& key, long lo, long hi) {
   auto it = st.metadata.find(key);
-  if (it == st.metadata.end()) return LTT_USAGE(file, ": __metadata__ has no '", key, "' (DESIGN.md section 6 lists the keys)");
+  if (it == st.metadata.end()) return LTT_USAGE(file, ": __metadata__ has no '", key, "' (ltt golden --help lists the keys)");
   char* end = nullptr;
   const long v = std::strtol(it->second.c_str(), &end, 10);
   if (it->second.empty() || *end != 0 || v < lo || v > hi)

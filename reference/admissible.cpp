@@ -104,6 +104,8 @@ void AdmCtx::SumAcc::start(Eigen::Index rows, Eigen::Index cols) {
   A = lo;
   P = lo;
   N = lo;
+  mp = lo;
+  mn = lo;
   q = MatD::Constant(rows, cols, kInf);
 }
 
@@ -114,6 +116,8 @@ void AdmCtx::SumAcc::add(Eigen::Index e, double l, double h) {
   A.data()[e] += std::max(std::fabs(l), std::fabs(h));
   P.data()[e] += std::max(h, 0.0);
   N.data()[e] += std::max(-l, 0.0);
+  mp.data()[e] = std::max(mp.data()[e], h);
+  mn.data()[e] = std::max(mn.data()[e], -l);
   // The smallest spacing of a nonzero bf16 value in [l, h].
   const double m = (l <= 0 && h >= 0) ? (l == h ? kInf : 0.0) : std::min(std::fabs(l), std::fabs(h));
   if (m != kInf) q.data()[e] = std::min(q.data()[e], bf16_ulp(m));
@@ -126,11 +130,24 @@ void AdmCtx::sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const {
   for (Eigen::Index e = 0; e < n; ++e) s.add(e, lo.data()[e], hi.data()[e]);
 }
 
+HopBounds ring_hops(int T, double P, double N, double mp, double mn) {
+  HopBounds h;
+  for (int k = 2; k <= T; ++k) {
+    const double b = std::max(std::min(k * mp, P), std::min(k * mn, N));
+    h.sum += b;
+    h.sumsq += b * b;
+  }
+  return h;
+}
+
 // A reduction's sum: one-shot, fp32 in any order or tree, rigorous
 // gamma_{T-1}(2^-24) sum|x| (T <= 16: below 1e-6 relative, no need of
-// probability); ring, every hop an fp32 add then a bf16 rounding,
-// gamma_{T-1}(u'). Flushed subnormals lose up to 2^-126 per operation. The
-// float64 sums themselves err by at most gamma_T(2^-53) sum|x|.
+// probability); ring, every hop an fp32 add then a bf16 rounding: hop k
+// rounds a computed partial sum within gamma_{T-1}(u') A of an exact sum of k
+// terms, so the sum errs by at most u' sum_k (b_k + gamma A) (b_k from
+// ring_hops()), and never more than gamma_{T-1}(u') A. Flushed subnormals
+// lose up to 2^-126 per operation. The float64 sums themselves err by at
+// most gamma_T(2^-53) sum|x|.
 Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
   const double T = s.terms;
   const double tiny = fam.ftz ? kFlush : kGradual;
@@ -145,7 +162,12 @@ Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
     const double A = s.A.data()[e], q = s.q.data()[e];
     const double exact_below = a == Algo::one_shot ? 16777216.0 : 256.0;
     const bool exact = q >= kFlush && A < exact_below * q;
-    const double err = exact ? 0.0 : (g + g53) * A + fixed;
+    double hops = g * A;
+    if (a == Algo::ring && std::isfinite(A)) {
+      const HopBounds hb = ring_hops(s.terms, s.P.data()[e], s.N.data()[e], s.mp.data()[e], s.mn.data()[e]);
+      hops = std::min(hops, up * (hb.sum + (T - 1) * g * A));
+    }
+    const double err = exact ? 0.0 : hops + g53 * A + fixed;
     double lo = s.lo.data()[e] - err, hi = s.hi.data()[e] + err;
     // A partial sum of the finite terms can reach fp32's overflow only if
     // the positive (negative) terms can.
@@ -166,7 +188,7 @@ Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
   s.terms = static_cast<int>(x.size());  // all of them at once, below
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < n; ++e) {
-    double sum = 0, A = 0, P = 0, N = 0, q = kInf;
+    double sum = 0, A = 0, P = 0, N = 0, mp = 0, mn = 0, q = kInf;
     for (const MatrixB& m : x) {
       const bf16 b = m.v[static_cast<size_t>(e)];
       const double v = to_double(b);
@@ -175,12 +197,16 @@ Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
       A += std::fabs(v);
       P += std::max(v, 0.0);
       N += std::max(-v, 0.0);
+      mp = std::max(mp, v);
+      mn = std::max(mn, -v);
       if (v != 0) q = std::min(q, quantum_of(b.bits));
     }
     s.lo.data()[e] = sum;
     s.A.data()[e] = A;
     s.P.data()[e] = P;
     s.N.data()[e] = N;
+    s.mp.data()[e] = mp;
+    s.mn.data()[e] = mn;
     s.q.data()[e] = q;
   }
   s.hi = s.lo;
@@ -215,21 +241,29 @@ Interval AdmCtx::round(const Interval& x) const {
   return r;
 }
 
-void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s) const {
+void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s, DotShare* share) const {
   const Eigen::Index sz = d.lo.size();
   s.start(d.lo.rows(), d.lo.cols());
+  if (share && share->C.size() == 0) {
+    share->C = MatD::Zero(d.lo.rows(), d.lo.cols());
+    share->slack = share->C;
+  }
   const double n = d.K;  // K - 1 adds of the products, one of C
   const double tiny = (fam.ftz ? kFlush : kGradual) * (n + d.K);
   const double g = gamma(n, kU);
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < sz; ++e) {
     const double c = to_double(C.v[static_cast<size_t>(e)]);
-    double lo = d.lo.data()[e] + c, hi = d.hi.data()[e] + c;
+    double lo = d.lo.data()[e] + c, hi = d.hi.data()[e] + c, slack = kInf;
     if (std::isfinite(lo) && std::isfinite(hi)) {
       const double A = d.A.data()[e] + std::fabs(c);
       const double err = acc_error(n, A, std::max(std::fabs(lo), std::fabs(hi))) + tiny;
       lo -= err;
       hi += err;
+      // The member's term RN(x) against its own dot product plus c: the
+      // accumulation's error, then the bf16 rounding of x (a flush of an
+      // fp32 subnormal loses at most 2^-126).
+      slack = err + kBf16Unit * std::max(std::fabs(lo), std::fabs(hi)) + kFlush;
       if (0.5 * (A + hi) * (1 + g) >= FLT_MAX) hi = kInf;
       if (0.5 * (A - lo) * (1 + g) >= FLT_MAX) lo = -kInf;
     }
@@ -239,6 +273,29 @@ void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s
       hi = rn(hi);
     }
     s.add(e, lo, hi);
+    if (share) {
+      share->C.data()[e] += c;
+      share->slack.data()[e] += (std::isfinite(lo) && std::isfinite(hi)) ? slack : kInf;
+    }
+  }
+}
+
+// The terms' exact dot products are the shards of one member's product over
+// the whole latent width, so their sum lies in full's range: the sum of the
+// terms is within full + sum C +- sum slack. Narrows the sum's ends (the
+// terms' own bounds, A, P, N and the hops', are kept). float64's sum of the
+// three errs by a few 2^-53 of their magnitudes: widened by 2^-50.
+void AdmCtx::cap_by_full(SumAcc& s, const DotShare& share, const DotRange& full) const {
+  const Eigen::Index n = s.lo.size();
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index e = 0; e < n; ++e) {
+    const double fl = full.lo.data()[e], fh = full.hi.data()[e], c = share.C.data()[e], sl = share.slack.data()[e];
+    if (!std::isfinite(fl) || !std::isfinite(fh) || !std::isfinite(c) || !std::isfinite(sl)) continue;
+    const double pad = std::ldexp(std::fabs(fl) + std::fabs(fh) + std::fabs(c) + sl, -50);
+    const double lo = std::max(s.lo.data()[e], fl + c - sl - pad), hi = std::min(s.hi.data()[e], fh + c + sl + pad);
+    if (lo > hi) continue;  // cannot happen for ranges that hold; keep the terms' own
+    s.lo.data()[e] = lo;
+    s.hi.data()[e] = hi;
   }
 }
 
@@ -477,11 +534,11 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
 
 // The ring's Z, element by element (from the bf16 terms, as reduce_exact()):
 // each of its T-1 hops rounds the partial sum s to bf16 after an fp32 add,
-// s' = (s + x)(1 + d), |d| <= u' = 2^-8 + 2^-24 + 2^-32, and |s + x| is at
-// most B + gamma_{T-1}(u') A (B = max(sum of positive terms, sum of
-// negative ones) bounds every exact partial sum of any order, A = sum|x|).
+// s' = (s + x)(1 + d), |d| <= u' = 2^-8 + 2^-24 + 2^-32, and |s + x| at hop
+// k is at most b_k + gamma_{T-1}(u') A (b_k from ring_hops() bounds every
+// exact sum of k terms, of any order; A = sum|x|).
 // So z - Z = sum over hops of d_h (s_h + x_h) + what flushes lose: V sums
-// the squares of the hops' bounds u' (B + gamma A); fix bounds the flushes
+// the squares of the hops' bounds u' (b_k + gamma A); fix bounds the flushes
 // and float64's own Z; e is the rigorous |z - Z| of reduce_R(ring).
 const AdmCtx::RingZ& AdmCtx::ring_z() {
   if (ring_z_) return *ring_z_;
@@ -498,12 +555,16 @@ const AdmCtx::RingZ& AdmCtx::ring_z() {
   const double fixed = (T - 1) * ((fam.ftz ? kFlush : kGradual) + std::ldexp(1.0, -133));
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < n; ++e) {
-    double sum = 0, A = 0, q = kInf;
+    double sum = 0, A = 0, P = 0, N = 0, mp = 0, mn = 0, q = kInf;
     for (const MatrixB& m : in.R) {
       const bf16 b = m.v[static_cast<size_t>(e)];
       const double v = to_double(b);
       sum += v;
       A += std::fabs(v);
+      P += std::max(v, 0.0);
+      N += std::max(-v, 0.0);
+      mp = std::max(mp, v);
+      mn = std::max(mn, -v);
       if (std::isfinite(v) && v != 0) q = std::min(q, quantum_of(b.bits));
     }
     const double z = t.Z.data()[e], lo = Z.lo.data()[e], hi = Z.hi.data()[e];
@@ -512,9 +573,10 @@ const AdmCtx::RingZ& AdmCtx::ring_z() {
       continue;
     }
     const bool exact = q >= kFlush && A < 256.0 * q;  // every partial sum of every order is a bf16 value
-    const double B = 0.5 * (A + std::fabs(sum));
-    const double hop = up * (B + g * A);
-    rz->V.data()[e] = exact ? 0.0 : (T - 1) * hop * hop;
+    // sum over hops of (u' (b_k + gamma A))^2
+    const HopBounds hb = ring_hops(T, P, N, mp, mn);
+    const double V = up * up * (hb.sumsq + 2 * g * A * hb.sum + (T - 1) * g * A * g * A);
+    rz->V.data()[e] = exact ? 0.0 : V;
     rz->fix.data()[e] = exact ? 0.0 : fixed + g53 * A;
     rz->e.data()[e] = std::max(std::fabs(hi - z), std::fabs(z - lo));
   }

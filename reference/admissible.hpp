@@ -23,7 +23,9 @@
 // carried through the pipeline:
 //   - a reduction of T bf16 terms: [sum lo_r - e, sum hi_r + e], e the
 //     rigorous fp32 bound gamma_{T-1}(2^-24) sum |term| (ring: per hop fp32
-//     add plus bf16 rounding, gamma_{T-1}(u'), u' = 2^-8 + 2^-24 + 2^-32);
+//     add plus bf16 rounding, u' = 2^-8 + 2^-24 + 2^-32 of a partial sum of
+//     k terms, each bounded whatever the order by ring_hops(); at most
+//     gamma_{T-1}(u') sum |term|);
 //     e = 0 where every partial sum of every order is exact: all terms are
 //     multiples of the smallest quantum q (>= 2^-126, no flush) and
 //     sum |term| < 2^24 q (ring: 2^8 q). Then the sum is exact and its one
@@ -83,6 +85,17 @@
 
 namespace ltt {
 
+// A ring's T - 1 hops, whatever the order of its T terms: hop k (k = 2..T)
+// rounds a sum of k terms, which lies in [-min(k mn, N), min(k mp, P)] with
+// P, N the sums of the terms' positive and negative parts and mp, mn the
+// largest of them. Sums these bounds b_k, and their squares, over the hops.
+// Each b_k <= max(P, N); for terms of mixed signs the sum is about half of
+// (T - 1) sum|term|, the bound without them.
+struct HopBounds {
+  double sum = 0, sumsq = 0;
+};
+HopBounds ring_hops(int T, double P, double N, double mp, double mn);
+
 // What a correct implementation may choose that changes the check's width.
 struct Family {
   double p_false_alarm = 1e-6;  // per case: the probabilistic bounds fail at most this often
@@ -129,6 +142,7 @@ class AdmCtx {
   // [lo, hi] matrices. Rounded to bf16.
   struct SumAcc {
     MatD lo, hi, A, P, N;  // sums of lo, hi, max|term|, max(term, 0), max(-term, 0)
+    MatD mp, mn;           // the largest max(term, 0) and max(-term, 0) (ring_hops())
     MatD q;                // the smallest bf16 quantum (spacing) any admissible term can have
     int terms = 0;
     void start(Eigen::Index rows, Eigen::Index cols);  // before each term: sized at the first
@@ -145,9 +159,20 @@ class AdmCtx {
   // The fp32 accumulation of a dot product plus an addend C (an admissible
   // set, or nullptr), as an interval of exact pre-rounding values.
   Interval accumulate(const DotRange& d, const Interval* C) const;
+  // What the terms of accumulate_round_add() owe to their dot products:
+  // the sum of their addends C and of their slacks (each term, the bf16
+  // rounding of its fp32 accumulation, lies within slack of its exact dot
+  // product plus C).
+  struct DotShare {
+    MatD C, slack;
+  };
   // round(accumulate(d, {C, C})) added to the sum s as one more term, in
-  // one pass (C: exact bf16 values, e.g. a rank's S_r).
-  void accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s) const;
+  // one pass (C: exact bf16 values, e.g. a rank's S_r); share, if given,
+  // gathers C and the slack.
+  void accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s, DotShare* share = nullptr) const;
+  // Terms whose dot products are the latent shards of one product (tier 4):
+  // their sum also lies within full + sum C +- sum slack; s's ends narrowed.
+  void cap_by_full(SumAcc& s, const DotShare& share, const DotRange& full) const;
   // One fp32 addition of two admissible sets.
   Interval add(const Interval& a, const Interval& b) const;
   // The rounding point: both ends to bf16.

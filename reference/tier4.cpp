@@ -55,8 +55,12 @@ MatD bound(BoundCtx& b, const Contract& k) {
 Interval admissible(AdmCtx& a, const Contract& k) {
   const Problem& p = a.in.p;
   AdmCtx::SumAcc sum;
+  AdmCtx::DotShare share;
   for (int r = 0; r < p.T; ++r)
-    a.accumulate_round_add(a.dot(k.algo, k.norm, r * p.Ls(), p.Ls()), a.in.S[static_cast<size_t>(r)], sum);
+    a.accumulate_round_add(a.dot(k.algo, k.norm, r * p.Ls(), p.Ls()), a.in.S[static_cast<size_t>(r)], sum, &share);
+  // One member's shards sum to its full product: the shards' ranges, each
+  // at its own worst, would add T worst cases of the same row's freedom.
+  a.cap_by_full(sum, share, a.dot_full(k.algo, k.norm));
   return a.round(a.sum_finish(sum, k.algo));
 }
 

@@ -10,8 +10,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <vector>
 
+#include "admissible.hpp"
 #include "backend.hpp"
 #include "inputs.hpp"
 #include "member.hpp"
@@ -361,6 +363,79 @@ TEST_CASE("admissible: members that sum an order probe out of rank order move it
     CHECK(b.rows_moved_kinds.size() > 2);
     CHECK(b.rows_moved_note().find("order probe") == std::string::npos);
   }
+}
+
+TEST_CASE("admissible: ring_hops bounds every partial sum of every order, below (T - 1) max(P, N)") {
+  // Every order of T terms (T <= 7: all permutations): the exact partial sum
+  // after k terms lies within b_k, so the sums of |p_k| and p_k^2 over the
+  // hops lie within ring_hops()'s; and a ring with an fp32 add and a bf16
+  // rounding at each hop stays within sum_finish()'s bound, u' (sum b_k +
+  // (T - 1) gamma A). Mixed signs make the sum well below (T - 1) max(P, N).
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> nd;
+  const double up = kBf16Unit + std::ldexp(1.0, -24) + std::ldexp(1.0, -32);
+  double ratio_max = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int T = 2 + trial % 6;
+    std::vector<double> x(static_cast<size_t>(T));
+    for (double& v : x) v = to_double(to_bf16(nd(rng) * (trial % 3 == 0 ? 1.0 : std::exp(nd(rng)))));
+    if (trial % 5 == 0) for (double& v : x) v = std::fabs(v);  // one sign: b_k reaches (T - 1) max(P, N) closely
+    double P = 0, N = 0, mp = 0, mn = 0, A = 0;
+    for (double v : x) {
+      P += std::max(v, 0.0);
+      N += std::max(-v, 0.0);
+      mp = std::max(mp, v);
+      mn = std::max(mn, -v);
+      A += std::fabs(v);
+    }
+    const HopBounds hb = ring_hops(T, P, N, mp, mn);
+    CHECK(hb.sum <= (T - 1) * std::max(P, N) * (1 + 1e-15));
+    const double g = gamma(T - 1, up);
+    std::vector<int> order(static_cast<size_t>(T));
+    for (int i = 0; i < T; ++i) order[static_cast<size_t>(i)] = i;
+    double worst_abs = 0;
+    do {
+      double exact = x[static_cast<size_t>(order[0])], ring = exact, sum_abs = 0, sum_sq = 0;
+      for (int k = 1; k < T; ++k) {
+        const double v = x[static_cast<size_t>(order[static_cast<size_t>(k)])];
+        exact += v;
+        ring = to_double(to_bf16(static_cast<float>(static_cast<float>(ring) + static_cast<float>(v))));
+        sum_abs += std::fabs(exact);
+        sum_sq += exact * exact;
+      }
+      worst_abs = std::max(worst_abs, sum_abs);
+      CHECK(sum_abs <= hb.sum * (1 + 1e-15));
+      CHECK(sum_sq <= hb.sumsq * (1 + 1e-15));
+      CHECK(std::fabs(ring - exact) <= up * (hb.sum + (T - 1) * g * A));
+    } while (std::next_permutation(order.begin(), order.end()));
+    ratio_max = std::max(ratio_max, worst_abs / hb.sum);
+  }
+  CHECK(ratio_max > 0.9);  // some order comes close to the bound: it is not loose everywhere
+}
+
+TEST_CASE("admissible: a ring at T 16 catches one rank's S_r dropped from tier 4 and tier 2") {
+  // PyTorch's tier 4 with S_{T-1} left out passed a T 16 ring before the
+  // shards' ranges were capped by the full product's (tier4.cpp) and the
+  // hops bounded by ring_hops(): the 16 shards' worst cases, added, were
+  // wider than |S_{T-1}| (about 0.2 here). Dropped, S_15 must show.
+  for (int tier : {2, 4})
+    for (int M : {1, 5, 33}) {
+      CAPTURE(tier);
+      CAPTURE(M);
+      const Problem p = problem(kDimsSmall, 16, M);
+      const Inputs in = generate_inputs(p);
+      Reference ref(in);
+      Contract c = tier_def(tier).contract;
+      c.algo = Algo::ring;
+      const Interval a = ref.admissible(tier, c);
+      auto y = ref.emulated(tier, c);
+      REQUIRE(y.ok());
+      REQUIRE(outside(a, (*y)[0]) == 0);
+      MatrixB dropped = (*y)[0];
+      for (size_t e = 0; e < dropped.size(); ++e)
+        dropped.v[e] = to_bf16(to_double(dropped.v[e]) - to_double(in.S[static_cast<size_t>(p.T - 1)].v[e]));
+      CHECK(static_cast<double>(outside(a, dropped)) > 0.02 * static_cast<double>(dropped.size()));
+    }
 }
 
 TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements have one value") {
