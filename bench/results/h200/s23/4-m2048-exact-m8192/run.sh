@@ -1,0 +1,5 @@
+# Twenty-third session, call 4 (one H200, warm, same tree): the ring's exact
+# distribution at M 2048; then the one-shot main job's M 8192, T 8 and 16,
+# realistic and adversarial, cut by its 300 s limit after 12 of 16 cases
+# (T 16 adversarial not run; the JSON is written at the end, so only the log).
+mkdir -p $OUT/r; export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=16; a=$(date +%s); timeout 120 build/release/bin/ltt check --backend cuda --dims k3 --tp 16,8 --tokens 2048 --dist exact --algo ring --json $OUT/r/cuda_ring_m2048_exact.json > $OUT/r/cuda_ring_m2048_exact.log 2>&1; echo "ring exact: exit $? $(( $(date +%s) - a )) s"; grep -E "cases, |Out of" $OUT/r/cuda_ring_m2048_exact.log; a=$(date +%s); timeout 300 build/release/bin/ltt check --backend cuda --dims k3 --tp 8,16 --tokens 8192 --dist realistic,adversarial --json $OUT/r/m8192.json > $OUT/r/m8192.log 2>&1; echo "m8192: exit $? $(( $(date +%s) - a )) s"; grep -E "^ +[0-9] +(8|16) +8192|cases, |Out of" $OUT/r/m8192.log; tar czf $OUT/r.tgz -C $OUT r
