@@ -104,8 +104,10 @@ void AdmCtx::SumAcc::start(Eigen::Index rows, Eigen::Index cols) {
   A = lo;
   P = lo;
   N = lo;
-  mp = lo;
-  mn = lo;
+  if (ring) {
+    mp = lo;
+    mn = lo;
+  }
   q = MatD::Constant(rows, cols, kInf);
 }
 
@@ -116,8 +118,10 @@ void AdmCtx::SumAcc::add(Eigen::Index e, double l, double h) {
   A.data()[e] += std::max(std::fabs(l), std::fabs(h));
   P.data()[e] += std::max(h, 0.0);
   N.data()[e] += std::max(-l, 0.0);
-  mp.data()[e] = std::max(mp.data()[e], h);
-  mn.data()[e] = std::max(mn.data()[e], -l);
+  if (ring) {
+    mp.data()[e] = std::max(mp.data()[e], h);
+    mn.data()[e] = std::max(mn.data()[e], -l);
+  }
   // The smallest spacing of a nonzero bf16 value in [l, h].
   const double m = (l <= 0 && h >= 0) ? (l == h ? kInf : 0.0) : std::min(std::fabs(l), std::fabs(h));
   if (m != kInf) q.data()[e] = std::min(q.data()[e], bf16_ulp(m));
@@ -163,7 +167,7 @@ Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
     const double exact_below = a == Algo::one_shot ? 16777216.0 : 256.0;
     const bool exact = q >= kFlush && A < exact_below * q;
     double hops = g * A;
-    if (a == Algo::ring && std::isfinite(A)) {
+    if (a == Algo::ring && s.ring && std::isfinite(A)) {
       const HopBounds hb = ring_hops(s.terms, s.P.data()[e], s.N.data()[e], s.mp.data()[e], s.mn.data()[e]);
       hops = std::min(hops, up * (hb.sum + (T - 1) * g * A));
     }
@@ -183,6 +187,7 @@ Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
 // The same as sum_add() of each term (lo = hi), straight from the bf16 bits.
 Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
   SumAcc s;
+  s.ring = a == Algo::ring;
   const Eigen::Index rows = x[0].rows, cols = x[0].cols, n = rows * cols;
   s.start(rows, cols);
   s.terms = static_cast<int>(x.size());  // all of them at once, below
@@ -205,8 +210,10 @@ Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
     s.A.data()[e] = A;
     s.P.data()[e] = P;
     s.N.data()[e] = N;
-    s.mp.data()[e] = mp;
-    s.mn.data()[e] = mn;
+    if (s.ring) {
+      s.mp.data()[e] = mp;
+      s.mn.data()[e] = mn;
+    }
     s.q.data()[e] = q;
   }
   s.hi = s.lo;
@@ -476,6 +483,38 @@ DotRange AdmCtx::dot(Algo a, NormOrder o, int k0, int K) {
   return a == Algo::ring ? dot_ring(o, k0, K) : dot_box(a, o, k0, K);
 }
 
+// Whatever a member's z and rstd: rstd = 1/sqrt(sum z^2 / L + eps) makes
+// rstd |z|_2 <= sqrt(L), so by Cauchy-Schwarz |sum_{k in shard} N_k W_jk| <=
+// sqrt(L) |g W_j|_2 (over the shard), with N's roundings and fp32 errors a
+// factor F: two bf16 roundings (1 + 2^-8)^2; the sum of squares at most
+// gamma_L(2^-24) low, /L, +eps and rsqrt's 2 ULP (2^-19 in all); a flush of
+// the squares' partial sums loses at most 2L 2^-126, which matters only
+// where sum z^2 < 2^-100: then every |z_k| < 2^-50 and rstd <= 1/sqrt(eps),
+// so |N_k| <= 2^-50 |g_k| F / sqrt(eps); bf16 subnormal roundings of N add
+// 2^-134 each. The cap holds in every member, whatever the reduction, and
+// bounds rows whose Z is ambiguous (an order probe's 0 or 1 moves rstd by a
+// factor of ten), where the steps' ranges multiply. Empty where eps <= 0.
+Eigen::ArrayXd AdmCtx::norm_cap(int k0, int K) const {
+  const Problem& p = in.p;
+  if (!(p.eps > 0)) return {};
+  const MatD g = widen<double>(in.g);
+  const double F = (1 + kBf16Unit) * (1 + kBf16Unit) * (1 + 2 * gamma(p.L, kU) + p.L * std::ldexp(1.0, -23) + std::ldexp(1.0, -19));
+  const double tiny = std::ldexp(1.0, -50) / std::sqrt(p.eps);
+  Eigen::ArrayXd cap(p.H);
+  for (int j = 0; j < p.H; ++j) {
+    double s2 = 0, s1 = 0, wmax = 0;
+    for (int k = k0; k < k0 + K; ++k) {
+      const double gw = g(0, k) * W(j, k);
+      s2 += gw * gw;
+      s1 += std::fabs(gw);
+      wmax = std::max(wmax, std::fabs(W(j, k)));
+    }
+    // float64's own sums err by far less than the 2^-40 added.
+    cap(j) = (std::sqrt(p.L * s2) * F + tiny * s1 * F + K * std::ldexp(1.0, -134) * wmax) * (1 + std::ldexp(1.0, -40));
+  }
+  return cap;
+}
+
 DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
   const NormSet& ns = norm(a, o);
   const Problem& p = in.p;
@@ -489,6 +528,7 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
   d.hi.resize(M, H);
   const double g53 = gamma(K, kU53);
   const double band = 2 * 2 * kU + std::ldexp(1.0, -48);
+  const Eigen::ArrayXd cap = norm_cap(k0, K);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int i = 0; i < M; ++i) {
     if (ns.nan_row[static_cast<size_t>(i)]) {
@@ -528,6 +568,12 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
     const Eigen::ArrayXd e53 = g53 * d.A.row(i).transpose().array();
     d.lo.row(i) = (x0 + mn - rf - e53).transpose().matrix();
     d.hi.row(i) = (x0 + mx + rf + e53).transpose().matrix();
+    if (cap.size())
+      for (int j = 0; j < H; ++j)
+        if (std::isfinite(d.lo(i, j)) && std::isfinite(d.hi(i, j))) {
+          d.lo(i, j) = std::max(d.lo(i, j), -cap(j));
+          d.hi(i, j) = std::min(d.hi(i, j), cap(j));
+        }
   }
   return d;
 }

@@ -142,7 +142,8 @@ class AdmCtx {
   // [lo, hi] matrices. Rounded to bf16.
   struct SumAcc {
     MatD lo, hi, A, P, N;  // sums of lo, hi, max|term|, max(term, 0), max(-term, 0)
-    MatD mp, mn;           // the largest max(term, 0) and max(-term, 0) (ring_hops())
+    MatD mp, mn;           // the largest max(term, 0) and max(-term, 0) (ring_hops()), kept if ring
+    bool ring = false;     // set before the first term: a ring's sum_finish() uses mp and mn
     MatD q;                // the smallest bf16 quantum (spacing) any admissible term can have
     int terms = 0;
     void start(Eigen::Index rows, Eigen::Index cols);  // before each term: sized at the first
@@ -159,6 +160,9 @@ class AdmCtx {
   // The fp32 accumulation of a dot product plus an addend C (an admissible
   // set, or nullptr), as an interval of exact pre-rounding values.
   Interval accumulate(const DotRange& d, const Interval* C) const;
+  // |N W_j^T| over latent columns [k0, k0 + K) in every member, per hidden
+  // column j (Cauchy-Schwarz on rstd z; admissible.cpp); empty if eps <= 0.
+  Eigen::ArrayXd norm_cap(int k0, int K) const;
   // What the terms of accumulate_round_add() owe to their dot products:
   // the sum of their addends C and of their slacks (each term, the bf16
   // rounding of its fp32 accumulation, lies within slack of its exact dot

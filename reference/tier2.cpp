@@ -65,6 +65,7 @@ Interval admissible(AdmCtx& a, const Contract& k) {
   own.hi = own.lo;
   const Interval P = a.round(a.accumulate(a.dot_full(k.algo, k.norm), &own));
   AdmCtx::SumAcc sum;
+  sum.ring = k.algo == Algo::ring;
   for (int q = 0; q < p.T; ++q) {
     MatD lo = widen<double>(a.in.S[static_cast<size_t>(q)]), hi = lo;
     lo.middleCols(q * Hs, Hs) = P.lo.middleCols(q * Hs, Hs);

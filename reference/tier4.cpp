@@ -55,6 +55,7 @@ MatD bound(BoundCtx& b, const Contract& k) {
 Interval admissible(AdmCtx& a, const Contract& k) {
   const Problem& p = a.in.p;
   AdmCtx::SumAcc sum;
+  sum.ring = k.algo == Algo::ring;
   AdmCtx::DotShare share;
   for (int r = 0; r < p.T; ++r)
     a.accumulate_round_add(a.dot(k.algo, k.norm, r * p.Ls(), p.Ls()), a.in.S[static_cast<size_t>(r)], sum, &share);

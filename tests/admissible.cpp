@@ -438,6 +438,38 @@ TEST_CASE("admissible: a ring at T 16 catches one rank's S_r dropped from tier 4
     }
 }
 
+TEST_CASE("admissible: an order-probe row is capped by Cauchy-Schwarz: the row x10 or at 20 fails") {
+  // An order probe's Z is 0 or 1 by the order, which moves rstd by a factor
+  // of ten; the steps' ranges then multiply, and before the cap (norm_cap:
+  // rstd |z|_2 <= sqrt(L)) a whole row set to 100 passed tiers 0, 1 and 3
+  // (found by a review with an implementation of its own). Every member
+  // still passes: the test above, and the variant sweeps.
+  const Problem p = problem(kDimsSmall, 8, 33, Dist::adversarial);
+  const Inputs in = generate_inputs(p);
+  Reference ref(in);
+  int probe = -1;
+  for (int i = 0; i < p.M && probe < 0; ++i)
+    if (row_kind(p.seed, i) == RowKind::order_probe) probe = i;
+  REQUIRE(probe >= 0);
+  for (int tier : tiers_for(p)) {
+    CAPTURE(tier);
+    const Contract c = tier_def(tier).contract;
+    const Interval a = ref.admissible(tier, c);
+    auto y = ref.emulated(tier, c);
+    REQUIRE(y.ok());
+    REQUIRE(outside(a, (*y)[0]) == 0);
+    for (double what : {10.0, 20.0}) {
+      CAPTURE(what);
+      MatrixB bad = (*y)[0];
+      for (int j = 0; j < p.H; ++j) {
+        const double v = to_double(bad.at(probe, j));
+        bad.at(probe, j) = to_bf16(what == 10.0 ? 10 * v : 20.0);
+      }
+      CHECK(outside(a, bad) > static_cast<size_t>(p.H / 4));
+    }
+  }
+}
+
 TEST_CASE("admissible_k3: at Kimi-K3 sizes a member passes and most elements have one value") {
   const Problem p = problem(kDimsK3, 8, 5);
   const Inputs in = generate_inputs(p);
