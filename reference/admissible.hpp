@@ -42,7 +42,10 @@
 //     steps' worst cases;
 //   - a GEMM: the exact dot product of the admissible N over that path (a
 //     float64 GEMM of the path's start, the path's min/max, the independent
-//     elements' half-widths times |W|), then the fp32 accumulation error.
+//     elements' half-widths times |W|), capped by Cauchy-Schwarz (every
+//     member's rstd |z|_2 <= sqrt(L), so |N W_j^T| <= sqrt(L) |g W_j|_2 with
+//     N's roundings: norm_cap, for rows whose Z is ambiguous), then the fp32
+//     accumulation error.
 //     A rigorous bound (gamma_K ~ one bf16 ULP at K = 3584) would blunt the
 //     check, so it is probabilistic (Higham and Mary, SIAM J. Sci. Comput.
 //     41(5), 2019, model: the rounding errors of the additions are
