@@ -72,8 +72,12 @@ def verify(outputs, *extra):
     return subprocess.run([ltt, "verify", "--case", path, "--output", out, *extra], capture_output=True, text=True)
 
 
-r = verify({"output.tier1.rank0": ("BF16", [M, H], exp), "output.tier1.rank3": ("BF16", [M, H], exp)})
+r = verify({"output.tier1.rank0": ("BF16", [M, H], exp), "output.tier1.rank3": ("BF16", [M, H], exp)}, "--json",
+           os.path.join(work, "t1.json"))
 assert r.returncode == 0, r.stdout + r.stderr
+# The case covers tiers 1 and 2: the tier left out is said, on stdout and in the JSON.
+assert f"{entry['file']}: no output given for tier 2 of the 2 the case file covers (not checked)" in r.stdout, r.stdout
+assert any("no output given for tier 2" in n for n in json.load(open(os.path.join(work, "t1.json")))["notes"])
 f32 = b"".join(struct.pack("<I", struct.unpack("<H", exp[i:i + 2])[0] << 16) for i in range(0, len(exp), 2))
 r = verify({"output": ("F32", [M, H], f32)}, "--tier", "1")
 assert r.returncode == 0, r.stdout + r.stderr
