@@ -53,6 +53,31 @@ void settle(double& lo, double& hi) {
   }
 }
 
+// One element's T bf16 terms, as a reduction's bounds read them: the float64
+// sum (non-finite if any term is), and over the finite terms sum|x|, the sums
+// of the positive and negative parts, the largest of each, and the smallest
+// quantum of a nonzero term.
+struct TermStats {
+  double sum = 0, A = 0, P = 0, N = 0, mp = 0, mn = 0, q = std::numeric_limits<double>::infinity();
+};
+
+TermStats term_stats(const std::vector<MatrixB>& x, Eigen::Index e) {
+  TermStats t;
+  for (const MatrixB& m : x) {
+    const bf16 b = m.v[static_cast<size_t>(e)];
+    const double v = to_double(b);
+    t.sum += v;
+    if (!std::isfinite(v)) continue;
+    t.A += std::fabs(v);
+    t.P += std::max(v, 0.0);
+    t.N += std::max(-v, 0.0);
+    t.mp = std::max(t.mp, v);
+    t.mn = std::max(t.mn, -v);
+    if (v != 0) t.q = std::min(t.q, quantum_of(b.bits));
+  }
+  return t;
+}
+
 }  // namespace
 
 bool unbounded(double lo, double hi) { return lo == -kInf && hi == kInf; }
@@ -193,28 +218,16 @@ Interval AdmCtx::reduce_exact(const std::vector<MatrixB>& x, Algo a) const {
   s.terms = static_cast<int>(x.size());  // all of them at once, below
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < n; ++e) {
-    double sum = 0, A = 0, P = 0, N = 0, mp = 0, mn = 0, q = kInf;
-    for (const MatrixB& m : x) {
-      const bf16 b = m.v[static_cast<size_t>(e)];
-      const double v = to_double(b);
-      sum += v;
-      if (!std::isfinite(v)) continue;
-      A += std::fabs(v);
-      P += std::max(v, 0.0);
-      N += std::max(-v, 0.0);
-      mp = std::max(mp, v);
-      mn = std::max(mn, -v);
-      if (v != 0) q = std::min(q, quantum_of(b.bits));
-    }
-    s.lo.data()[e] = sum;
-    s.A.data()[e] = A;
-    s.P.data()[e] = P;
-    s.N.data()[e] = N;
+    const TermStats ts = term_stats(x, e);
+    s.lo.data()[e] = ts.sum;
+    s.A.data()[e] = ts.A;
+    s.P.data()[e] = ts.P;
+    s.N.data()[e] = ts.N;
     if (s.ring) {
-      s.mp.data()[e] = mp;
-      s.mn.data()[e] = mn;
+      s.mp.data()[e] = ts.mp;
+      s.mn.data()[e] = ts.mn;
     }
-    s.q.data()[e] = q;
+    s.q.data()[e] = ts.q;
   }
   s.hi = s.lo;
   return round(sum_finish(s, a));
@@ -601,18 +614,8 @@ const AdmCtx::RingZ& AdmCtx::ring_z() {
   const double fixed = (T - 1) * ((fam.ftz ? kFlush : kGradual) + std::ldexp(1.0, -133));
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < n; ++e) {
-    double sum = 0, A = 0, P = 0, N = 0, mp = 0, mn = 0, q = kInf;
-    for (const MatrixB& m : in.R) {
-      const bf16 b = m.v[static_cast<size_t>(e)];
-      const double v = to_double(b);
-      sum += v;
-      A += std::fabs(v);
-      P += std::max(v, 0.0);
-      N += std::max(-v, 0.0);
-      mp = std::max(mp, v);
-      mn = std::max(mn, -v);
-      if (std::isfinite(v) && v != 0) q = std::min(q, quantum_of(b.bits));
-    }
+    // A non-finite term makes the sum non-finite: the row is the box's.
+    const auto [sum, A, P, N, mp, mn, q] = term_stats(in.R, e);
     const double z = t.Z.data()[e], lo = Z.lo.data()[e], hi = Z.hi.data()[e];
     if (!std::isfinite(sum) || !std::isfinite(A) || !std::isfinite(z) || !std::isfinite(lo) || !std::isfinite(hi)) {
       rz->V.data()[e] = rz->e.data()[e] = rz->fix.data()[e] = kInf;
