@@ -110,7 +110,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
   for (const auto& r : results) failed += r.ok ? 0 : 1;
   std::string h = "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title) + "</title>" + kStyle +
                   "</head><body>\n";
-  h += cat("<h1>", esc(title), ": ", failed == 0 ? "pass" : "FAIL", "</h1>\n<p>", results.size(), " cases, ", failed,
+  h += cat("<h1>", esc(title), ": ", failed == 0 ? "pass" : "FAIL", "</h1>\n<p>", counted(results.size(), "case"), ", ", failed,
            " failed, ", fmt("%.1f", wall_seconds), " s. Command: <code>", esc(command), "</code></p>\n");
   for (const auto& n : notes) h += "<p class='note'>" + esc(n) + "</p>\n";
   h += "<p class='legend'>The verdict: every element inside its admissible set (the bf16 values some correct member of the "

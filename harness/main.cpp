@@ -43,6 +43,7 @@
 #include "process.hpp"
 #include "selftest.hpp"
 #include "simulate.hpp"
+#include "tier.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -92,6 +93,16 @@ std::string cuda_mutants_help() {
     if (ltt::gpu::supported_mutant(d.m)) names += (names.empty() ? "" : ", ") + std::string(d.name);
   return "cpu, or cuda (the mutants its GPU pipelines can carry: " +
          (names.empty() ? std::string("none in this build, which has no cuda backend") : names) + ")";
+}
+
+// Each tier's declared RMSNorm order, read from the tier table, grouped by
+// order: "tier 0 fused; tiers 1, 2, 3, 4 round-then-weight".
+std::string declared_norm_orders() {
+  std::map<std::string, std::vector<int>> by_order;
+  for (const auto& t : ltt::tier_table()) by_order[ltt::name(t.contract.norm)].push_back(t.id);
+  return ltt::join(by_order, "; ", [](const auto& e) {
+    return std::string(e.second.size() == 1 ? "tier " : "tiers ") + ltt::join(e.second, ", ") + " " + e.first;
+  });
 }
 
 int fail(const ltt::Error& e) {
@@ -299,7 +310,8 @@ int main(int argc, char** argv) {
         if (!n.ok()) return n.error();
         return std::optional<ltt::NormOrder>(*n);
       },
-      "RMSNorm order for every tier: fused or round-then-weight (default: each tier's declared one)");
+      "RMSNorm order for every tier: fused or round-then-weight (default: each tier's declared one: " +
+          declared_norm_orders() + ")");
   golden->add_flag("--hash-only", go.hash_only, "record only the files' hashes in the manifest (for k3 sizes), keep no file");
 
   // ---- regress

@@ -317,9 +317,11 @@ Status Report::finish(double wall_seconds) {
   // next line names every check that failed and in how many cases.
   std::printf("# Out of bound values : %zu %s\n", outside, failed == 0 ? "OK" : "FAILED");
   const std::string checks =
-      join(by_check, ", ", [](const auto& ck) { return cat(ck.first, " in ", ck.second, " case", ck.second == 1 ? "" : "s"); });
-  std::printf("# %zu cases, %zu failed (%zu of them passed by the production gate)%s; wall %.1f s\n", results_.size(),
-              failed, gate_pass_but_fail, checks.empty() ? "" : cat("; failed checks: ", checks).c_str(), wall_seconds);
+      join(by_check, ", ", [](const auto& ck) { return cat(ck.first, " in ", counted(ck.second, "case")); });
+  // The gate's count only where some case failed: "0 of them" of no failures says nothing.
+  const std::string gate = failed == 0 ? "" : cat(" (", gate_pass_but_fail, " of them passed by the production gate)");
+  std::printf("# %s, %zu failed%s%s; wall %.1f s\n", counted(results_.size(), "case").c_str(), failed, gate.c_str(),
+              checks.empty() ? "" : cat("; failed checks: ", checks).c_str(), wall_seconds);
   // A pass under a ring is a weaker claim than under one-shot: said where it is made, and kept in every report.
   const size_t ring = static_cast<size_t>(
       std::count_if(results_.begin(), results_.end(), [](const CaseResult& r) { return r.contract.algo == Algo::ring; }));
@@ -423,7 +425,7 @@ Status Report::finish(double wall_seconds) {
   if (!o_.markdown.empty()) {
     std::ostringstream f;
     f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
-      << results_.size() << " cases, " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: `"
+      << counted(results_.size(), "case") << ", " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: `"
       << o_.command << "`\n\n";
     for (const auto& n : notes_) f << n << "\n\n";
     f << "| tier | T | M | dist | algo | outside | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |\n"

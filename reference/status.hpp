@@ -3,6 +3,7 @@
 // code (0 pass, 1 numerical failure, 2 bad input or usage).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -36,6 +37,9 @@ std::string cat(const A&... a) {
   (os << ... << a);
   return os.str();
 }
+
+// A count and its noun: counted(1, "case") is "1 case", counted(3, "case") "3 cases".
+inline std::string counted(size_t n, const char* noun) { return cat(n, " ", noun, n == 1 ? "" : "s"); }
 
 // Joins a range's elements with sep between them, each shown by show (by
 // default as it streams): join(names) is "a, b, c", join(ranks, ",") "0,3",

@@ -48,6 +48,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -442,7 +443,7 @@ def run(cmd):
 
 def summary_lines(stdout):
     lines = [ln for ln in stdout.splitlines() if ln.startswith("# ")]
-    tail = [ln for ln in lines if ln.startswith("# Out of bound") or " cases, " in ln]
+    tail = [ln for ln in lines if ln.startswith("# Out of bound") or re.search(r" cases?, \d+ failed", ln)]
     return tail if tail else lines[-2:]
 
 
