@@ -26,12 +26,21 @@ class DevBuf {
   DevBuf(const DevBuf&) = delete;
   DevBuf& operator=(const DevBuf&) = delete;
   DevBuf(DevBuf&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
-  ~DevBuf() { if (p_) cudaFree(p_); }
+  ~DevBuf() { if (p_) LTT_CUDA_NOTE(cudaFree(p_)); }
   Status alloc(size_t n) {
-    if (p_) cudaFree(p_);
+    T* old = p_;
     p_ = nullptr;
+    if (old) LTT_CUDA(cudaFree(old));
     n_ = n;
-    LTT_CUDA(cudaMalloc(&p_, (n ? n : 1) * sizeof(T)));
+    const size_t bytes = (n ? n : 1) * sizeof(T);
+    const cudaError_t e = cudaMalloc(&p_, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      return LTT_ERR(Errc::internal, "cudaMalloc of ", bytes, " bytes: out of GPU memory (fake ranks hold every rank's "
+                     "buffers on one GPU): use fewer tokens (--tokens), smaller dims or a smaller --tp, or one process "
+                     "per rank (mpirun)");
+    }
+    LTT_CUDA(e);
     return {};
   }
   T* get() const { return p_; }
@@ -69,19 +78,27 @@ struct RankBufs {
   RankBufs(const RankBufs&) = delete;
   RankBufs& operator=(const RankBufs&) = delete;
   ~RankBufs() {
-    close();
-    (void)window_free(win);
+    note(close());
+    note(window_free(win));
   }
-  // The siblings' IPC mappings closed (a window stays until freed).
-  void close() {
-    for (void* q : opened) cudaIpcCloseMemHandle(q);
+  // The siblings' IPC mappings closed (a window stays until freed); every
+  // one is tried, the first failure returned.
+  Status close() {
+    std::optional<Error> first;
+    for (void* q : opened) {
+      const cudaError_t e = cudaIpcCloseMemHandle(q);
+      if (e != cudaSuccess && !first)
+        first = LTT_ERR(Errc::internal, "cudaIpcCloseMemHandle (a sibling rank's buffer): ", cudaGetErrorString(e));
+    }
     opened.clear();
+    if (first) return *first;
+    return {};
   }
   // After a failure, when the processes may not free their windows together:
   // the window left to the process's end.
   void abandon_window() { win = NcclWindow{}; }
   Status alloc(const Layout& l, size_t n, bool shared = false) {
-    close();
+    LTT_TRY(close());
     LTT_TRY(window_free(win));
     own.clear();
     ptr.assign(static_cast<size_t>(l.T), nullptr);
@@ -232,10 +249,10 @@ struct GpuCase {
   // collective and hang), the windows are left to the process's end (a
   // sibling may still read them), and the caller ends the job.
   ~GpuCase() {
-    cudaDeviceSynchronize();
+    LTT_CUDA_NOTE(cudaDeviceSynchronize());
     RankBufs* shared[] = {&c.R, &c.S, &c.P, &c.lam[0], &c.lam[1], &c.lam[2]};
-    for (RankBufs* b : shared) b->close();
-    if (c.lay.multi() && settled) (void)c.lay.peers->barrier();
+    for (RankBufs* b : shared) note(b->close());
+    if (c.lay.multi() && settled) note(c.lay.peers->barrier());
     if (!settled)
       for (RankBufs* b : shared) b->abandon_window();
   }

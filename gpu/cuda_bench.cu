@@ -23,8 +23,8 @@ struct Events {
   Events(const Events&) = delete;
   Events& operator=(const Events&) = delete;
   ~Events() {
-    if (a) cudaEventDestroy(a);
-    if (b) cudaEventDestroy(b);
+    if (a) LTT_CUDA_NOTE(cudaEventDestroy(a));
+    if (b) LTT_CUDA_NOTE(cudaEventDestroy(b));
   }
   Status create() {
     LTT_CUDA(cudaEventCreate(&a));
@@ -80,8 +80,8 @@ Result<Timing> timed_graph(cudaStream_t s, int reps, int calls, Body body) {
     cudaGraph_t g = nullptr;
     cudaGraphExec_t x = nullptr;
     ~Graph() {
-      if (x) cudaGraphExecDestroy(x);
-      if (g) cudaGraphDestroy(g);
+      if (x) LTT_CUDA_NOTE(cudaGraphExecDestroy(x));
+      if (g) LTT_CUDA_NOTE(cudaGraphDestroy(g));
     }
   } graph;
   LTT_TRY(body(0));  // once outside the capture: attributes set, lazy loading done
@@ -278,7 +278,7 @@ Result<Timing> time_allreduce(size_t bytes, int reps, const Peers& peers, Transp
     LTT_CUDA(cudaDeviceSynchronize());
     return check_fences();
   });
-  in.close();                // every mapping of a sibling's buffer closed
+  LTT_TRY(in.close());       // every mapping of a sibling's buffer closed
   LTT_TRY(peers.barrier());  // by every process, before any frees its own
   return per_call(t, kCalls);
 }
@@ -716,7 +716,10 @@ Result<Timing> time_tier0_rank_cublas(const Problem& p, const Inputs& in, int re
 
 size_t l2_cache_bytes() {
   int dev = 0, l2 = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) return 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) {
+    (void)cudaGetLastError();  // not left for the next launch's check to report
+    return 0;
+  }
   return static_cast<size_t>(l2);
 }
 

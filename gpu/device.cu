@@ -16,7 +16,7 @@ DeviceInfo device_info() {
   DeviceInfo d;
   d.built = true;
   int runtime = 0;
-  cudaRuntimeGetVersion(&runtime);
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = CUDART_VERSION;  // the one built against
   std::string nccl = "no NCCL";
 #ifdef LTT_HAVE_NCCL
   int v = 0;
@@ -27,12 +27,20 @@ DeviceInfo device_info() {
     d.devices = 0;
     d.description = cat("cuda built (runtime ", runtime / 1000, ".", (runtime % 1000) / 10, ", ", nccl,
                         "), no device: ", cudaGetErrorString(e));
-    cudaGetLastError();
+    (void)cudaGetLastError();
     return d;
   }
   cudaDeviceProp prop{};
   std::string name = "?";
-  if (d.devices > 0 && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) name = prop.name;
+  if (d.devices > 0) {
+    const cudaError_t pe = cudaGetDeviceProperties(&prop, 0);
+    if (pe == cudaSuccess) {
+      name = prop.name;
+    } else {
+      name = cat("? (cudaGetDeviceProperties: ", cudaGetErrorString(pe), ")");
+      (void)cudaGetLastError();  // not left for the next launch's check to report
+    }
+  }
   d.description = cat("cuda built (runtime ", runtime / 1000, ".", (runtime % 1000) / 10, ", ", nccl, "), ",
                       d.devices, " device(s): ", name);
   return d;

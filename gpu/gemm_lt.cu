@@ -57,10 +57,10 @@ struct LtDesc {
   LtDesc(const LtDesc&) = delete;
   LtDesc& operator=(const LtDesc&) = delete;
   ~LtDesc() {
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (pref) LTT_CUBLAS_NOTE(cublasLtMatmulPreferenceDestroy(pref));
     for (cublasLtMatrixLayout_t l : {a, b, c, d})
-      if (l) cublasLtMatrixLayoutDestroy(l);
-    if (op) cublasLtMatmulDescDestroy(op);
+      if (l) LTT_CUBLAS_NOTE(cublasLtMatrixLayoutDestroy(l));
+    if (op) LTT_CUBLAS_NOTE(cublasLtMatmulDescDestroy(op));
   }
   Status make(const LtShape& sh) {
     LTT_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -92,12 +92,19 @@ Status lt_init() {
   return {};
 }
 
+// An algorithm's attribute; empty where cuBLASLt does not give it (shown as
+// "?", and never taken as equal to another's).
 template <class V>
-V config(const cublasLtMatmulAlgo_t& a, cublasLtMatmulAlgoConfigAttributes_t attr) {
+std::optional<V> config(const cublasLtMatmulAlgo_t& a, cublasLtMatmulAlgoConfigAttributes_t attr) {
   V v{};
   size_t got = 0;
-  if (cublasLtMatmulAlgoConfigGetAttribute(&a, attr, &v, sizeof v, &got) != CUBLAS_STATUS_SUCCESS) return V{};
+  if (cublasLtMatmulAlgoConfigGetAttribute(&a, attr, &v, sizeof v, &got) != CUBLAS_STATUS_SUCCESS) return std::nullopt;
   return v;
+}
+
+template <class V>
+std::string shown(const std::optional<V>& v) {
+  return v ? cat(+*v) : std::string("?");
 }
 
 const char* scheme_name(uint32_t s) {
@@ -111,26 +118,29 @@ const char* scheme_name(uint32_t s) {
 }
 
 std::string describe(const cublasLtMatmulAlgo_t& a, size_t workspace, bool split_form) {
-  const int splits = config<int32_t>(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
-  const uint32_t scheme = config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
-  return cat(split_form ? kGemmSplitForm : "", "id ", config<int32_t>(a, CUBLASLT_ALGO_CONFIG_ID), ", tile ",
-             config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_TILE_ID), ", stages ", config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_STAGES_ID),
-             ", cluster ", config<uint16_t>(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), ", swizzle ",
-             config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING), ", custom ",
-             config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION), ", split-K ", splits < 1 ? 1 : splits,
-             splits > 1 ? cat(" (reduction: ", scheme_name(scheme), ")") : std::string(), ", workspace ", workspace, " B");
+  const int splits = config<int32_t>(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM).value_or(0);
+  const auto scheme = config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+  return cat(split_form ? kGemmSplitForm : "", "id ", shown(config<int32_t>(a, CUBLASLT_ALGO_CONFIG_ID)), ", tile ",
+             shown(config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_TILE_ID)), ", stages ",
+             shown(config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_STAGES_ID)), ", cluster ",
+             shown(config<uint16_t>(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)), ", swizzle ",
+             shown(config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING)), ", custom ",
+             shown(config<uint32_t>(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION)), ", split-K ", splits < 1 ? 1 : splits,
+             splits > 1 ? cat(" (reduction: ", scheme ? scheme_name(*scheme) : "?", ")") : std::string(), ", workspace ",
+             workspace, " B");
 }
 
 // The same configuration, by the attributes describe() prints (repeats are left out of a list).
 bool same_config(const cublasLtMatmulAlgo_t& x, const cublasLtMatmulAlgo_t& y) {
-  return config<int32_t>(x, CUBLASLT_ALGO_CONFIG_ID) == config<int32_t>(y, CUBLASLT_ALGO_CONFIG_ID) &&
-         config<uint32_t>(x, CUBLASLT_ALGO_CONFIG_TILE_ID) == config<uint32_t>(y, CUBLASLT_ALGO_CONFIG_TILE_ID) &&
-         config<uint32_t>(x, CUBLASLT_ALGO_CONFIG_STAGES_ID) == config<uint32_t>(y, CUBLASLT_ALGO_CONFIG_STAGES_ID) &&
-         config<uint16_t>(x, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID) == config<uint16_t>(y, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID) &&
-         config<uint32_t>(x, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) == config<uint32_t>(y, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) &&
-         config<uint32_t>(x, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION) == config<uint32_t>(y, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION) &&
-         config<int32_t>(x, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) == config<int32_t>(y, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) &&
-         config<uint32_t>(x, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME) == config<uint32_t>(y, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+  auto same = [&](auto attr, auto type) {
+    using V = decltype(type);
+    const auto a = config<V>(x, attr), b = config<V>(y, attr);
+    return a && b && *a == *b;
+  };
+  return same(CUBLASLT_ALGO_CONFIG_ID, int32_t{}) && same(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{}) &&
+         same(CUBLASLT_ALGO_CONFIG_STAGES_ID, uint32_t{}) && same(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, uint16_t{}) &&
+         same(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, uint32_t{}) && same(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, uint32_t{}) &&
+         same(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, int32_t{}) && same(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, uint32_t{});
 }
 
 // The GEMM's list, made once: the heuristic's algorithms in its order, then
@@ -147,7 +157,8 @@ Result<const std::vector<LtAlgo>*> lt_list(const LtShape& sh) {
   int got = 0;
   const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(st.h, d.op, d.a, d.b, d.c, d.d, d.pref, kHeuristicAsk, res.data(), &got);
   if (hs != CUBLAS_STATUS_SUCCESS && hs != CUBLAS_STATUS_NOT_SUPPORTED)
-    return LTT_ERR(Errc::internal, "cublasLtMatmulAlgoGetHeuristic: cuBLAS status ", static_cast<int>(hs));
+    return LTT_ERR(Errc::internal, "cublasLtMatmulAlgoGetHeuristic: ", cublasGetStatusName(hs), " (",
+                   cublasGetStatusString(hs), ")");
   std::vector<LtAlgo> list;
   auto seen = [&](const cublasLtMatmulAlgo_t& a) {
     for (const LtAlgo& x : list)

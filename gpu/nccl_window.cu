@@ -51,8 +51,11 @@ Status window_alloc(void* comm_v, size_t bytes, NcclWindow& w) {
   w.bytes = bytes;
   ncclWindow_t win = nullptr;
   LTT_NCCL(ncclCommWindowRegister(comm, base, bytes, &win, NCCL_WIN_COLL_SYMMETRIC));
+  // Errc::internal, not usage: one process alone may meet this, and main()
+  // says a usage error on process 0 only, then ends the job without
+  // MPI_Abort (the others would wait in the next collective).
   if (!win)
-    return LTT_USAGE("--peer-memory nccl: NCCL registered no symmetric window (its symmetric memory needs CUDA VMM, "
+    return LTT_ERR(Errc::internal, "--peer-memory nccl: NCCL registered no symmetric window (its symmetric memory needs CUDA VMM, "
                      "NCCL_CUMEM_ENABLE not 0, and every process's GPU reachable by load and store); use --peer-memory "
                      "cuda-ipc");
   w.win = win;
@@ -63,16 +66,17 @@ Status window_alloc(void* comm_v, size_t bytes, NcclWindow& w) {
   w.peer.assign(static_cast<size_t>(procs), nullptr);
   const cudaError_t copied =
       launched == cudaSuccess ? cudaMemcpy(w.peer.data(), dev, sizeof(char*) * w.peer.size(), cudaMemcpyDeviceToHost) : launched;
-  cudaFree(dev);
+  const cudaError_t freed = cudaFree(dev);
   if (launched != cudaSuccess)
     return LTT_ERR(Errc::internal, "peer_addresses<<<1, 32>>> (NCCL's device API, ncclGetPeerPointer): ",
                    cudaGetErrorString(launched));
   LTT_CUDA(copied);
+  LTT_CUDA(freed);
   // Not expected once the team holds every process (above); a window
   // without its symmetric mapping would give none.
   for (int q = 0; q < procs; ++q)
     if (!w.peer[static_cast<size_t>(q)])
-      return LTT_USAGE("--peer-memory nccl: NCCL gives no address for process ", q, "'s copy of the window (no "
+      return LTT_ERR(Errc::internal, "--peer-memory nccl: NCCL gives no address for process ", q, "'s copy of the window (no "
                        "symmetric mapping: NCCL_CUMEM_ENABLE=0, or NCCL_WIN_ENABLE=0?); use --peer-memory cuda-ipc");
   // NCCL maps every copy, this process's too, into one range of its own:
   // this process's copy is reached there or at the allocation alike (one

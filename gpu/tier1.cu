@@ -14,7 +14,10 @@ Status run(GpuCtx& c) {
   struct Events {
     cudaEvent_t* a;
     cudaEvent_t* b;
-    ~Events() { cudaEventDestroy(*a); if (*b) cudaEventDestroy(*b); }
+    ~Events() {
+      LTT_CUDA_NOTE(cudaEventDestroy(*a));
+      if (*b) LTT_CUDA_NOTE(cudaEventDestroy(*b));
+    }
   } events{&inputs_ready, &s_reduced};
   LTT_CUDA(cudaEventCreateWithFlags(&s_reduced, cudaEventDisableTiming));
   LTT_TRY(c.fence());  // every rank's R and S in place

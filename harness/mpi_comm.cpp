@@ -14,6 +14,10 @@ MPI_Datatype mpi_type() {
   return sizeof(Real) == 4 ? MPI_FLOAT : MPI_DOUBLE;
 }
 
+int to_count(size_t n) { return n > static_cast<size_t>(INT_MAX) ? -1 : static_cast<int>(n); }
+
+}  // namespace
+
 Status mpi_check(int rc, const char* what, const char* file, int line) {
   if (rc == MPI_SUCCESS) return {};
   char msg[MPI_MAX_ERROR_STRING];
@@ -21,10 +25,6 @@ Status mpi_check(int rc, const char* what, const char* file, int line) {
   MPI_Error_string(rc, msg, &len);
   return Error{Errc::internal, cat(what, " failed: ", std::string(msg, static_cast<size_t>(len))), file, line, -1};
 }
-
-int to_count(size_t n) { return n > static_cast<size_t>(INT_MAX) ? -1 : static_cast<int>(n); }
-
-}  // namespace
 
 // Every collective first tells the watchdog that this process now waits for
 // the others, so a timeout names the rank that never arrived.

@@ -17,6 +17,9 @@
 
 namespace ltt {
 
+// An MPI return code as a Status: the call, MPI's own words, file and line.
+Status mpi_check(int rc, const char* what, const char* file, int line);
+
 template <class P>
 class MpiComm final : public Comm<P> {
  public:

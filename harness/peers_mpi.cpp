@@ -1,7 +1,11 @@
 // mpi_peers() (peers_mpi.hpp).
 #include "peers_mpi.hpp"
 
+#include <climits>
+
 #include "gpu/device.hpp"
+#include "mpi_comm.hpp"
+#include "watchdog.hpp"
 
 namespace ltt {
 
@@ -20,14 +24,18 @@ gpu::Peers mpi_peers(MPI_Comm comm) {
   g.one_node = every == 1;
   const int n = gpu::device_info().devices;
   g.device = n > 0 ? local % n : 0;
+  // Each tells the watchdog, for the wait's length, that this process waits
+  // for the others, so a timeout names the process that never arrived.
   g.allgather = [comm](const void* mine, size_t bytes, void* all) -> Status {
-    if (MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm) != MPI_SUCCESS)
-      return LTT_ERR(Errc::internal, "MPI_Allgather of ", bytes, " bytes failed");
-    return {};
+    if (bytes > static_cast<size_t>(INT_MAX))
+      return LTT_ERR(Errc::internal, "MPI_Allgather of ", bytes, " bytes: more than an MPI count holds");
+    const WatchdogWaiting waiting("waiting for the other processes in MPI_Allgather (the GPU buffers' handles)");
+    return mpi_check(MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm),
+                     cat("MPI_Allgather of ", bytes, " bytes").c_str(), __FILE__, __LINE__);
   };
   g.barrier = [comm]() -> Status {
-    if (MPI_Barrier(comm) != MPI_SUCCESS) return LTT_ERR(Errc::internal, "MPI_Barrier failed");
-    return {};
+    const WatchdogWaiting waiting("waiting for the other processes in MPI_Barrier (the GPU buffers' barrier)");
+    return mpi_check(MPI_Barrier(comm), "MPI_Barrier", __FILE__, __LINE__);
   };
   return g;
 }

@@ -148,4 +148,16 @@ Watchdog::~Watchdog() {
 void watchdog_stage(const std::string& what) { set_stage(what, 0); }
 void watchdog_wait(const std::string& what) { set_stage(what, 2); }
 
+WatchdogWaiting::WatchdogWaiting(const std::string& what) {
+  {
+    State& s = state();
+    std::lock_guard<std::mutex> lk(s.mu);
+    before_ = s.stage;
+    grace_ = s.grace;
+  }
+  set_stage(what, 2);
+}
+
+WatchdogWaiting::~WatchdogWaiting() { set_stage(before_, grace_); }
+
 }  // namespace ltt

@@ -24,5 +24,19 @@ void watchdog_stage(const std::string& what);  // also resets the timer
 // Waiting on other ranks: the same, with 2 s of grace, so that the rank that
 // never arrives reports first.
 void watchdog_wait(const std::string& what);
+// watchdog_wait() for one wait's length: the stage before it comes back
+// after (its timer restarted), so that work after the wait is not reported
+// as the wait.
+class WatchdogWaiting {
+ public:
+  explicit WatchdogWaiting(const std::string& what);
+  ~WatchdogWaiting();
+  WatchdogWaiting(const WatchdogWaiting&) = delete;
+  WatchdogWaiting& operator=(const WatchdogWaiting&) = delete;
+
+ private:
+  std::string before_;
+  double grace_ = 0;
+};
 
 }  // namespace ltt
