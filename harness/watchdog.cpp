@@ -148,6 +148,12 @@ Watchdog::~Watchdog() {
 void watchdog_stage(const std::string& what) { set_stage(what, 0); }
 void watchdog_wait(const std::string& what) { set_stage(what, 2); }
 
+std::string watchdog_current_stage() {
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  return s.stage;
+}
+
 WatchdogWaiting::WatchdogWaiting(const std::string& what) {
   {
     State& s = state();

@@ -27,6 +27,8 @@ void watchdog_wait(const std::string& what);
 // watchdog_wait() for one wait's length: the stage before it comes back
 // after (its timer restarted), so that work after the wait is not reported
 // as the wait.
+// The stage a timeout would name now.
+std::string watchdog_current_stage();
 class WatchdogWaiting {
  public:
   explicit WatchdogWaiting(const std::string& what);

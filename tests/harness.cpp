@@ -10,6 +10,7 @@
 #include "check.hpp"
 #include "cuda_backend.hpp"
 #include "report.hpp"
+#include "watchdog.hpp"
 
 using namespace ltt;
 
@@ -61,4 +62,14 @@ TEST_CASE("harness: --gemm-algos selects the heuristic's algorithms, the split-K
     CHECK(r.error().code == Errc::usage);
     CHECK(r.error().message.find("--gemm-algos") != std::string::npos);
   }
+}
+
+TEST_CASE("harness: a wait on the other processes is the watchdog's stage for its length only") {
+  // A hang after the wait must be reported where it is, not as the wait.
+  ltt::watchdog_stage("tier 1 T 8 M 5: backend run 1");
+  {
+    const ltt::WatchdogWaiting waiting("waiting for the other processes in MPI_Barrier");
+    CHECK(ltt::watchdog_current_stage() == "waiting for the other processes in MPI_Barrier");
+  }
+  CHECK(ltt::watchdog_current_stage() == "tier 1 T 8 M 5: backend run 1");
 }
