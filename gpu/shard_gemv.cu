@@ -422,7 +422,8 @@ Status launch_cluster(GemvPlan pl, const bf* A, int lda, const bf* W, int ldw, c
 // gemv_plan() on a device of capabilities c.
 Result<GemvPlan> gemv_plan_on(const DeviceCaps& c, int M, int n, int K) {
   const int sms = cluster_sms(c);
-  if (sms < 0) return LTT_ERR(Errc::internal, "no CUDA device to plan tier 0's few-token kernel on");
+  if (sms < 0)
+    return LTT_ERR(Errc::internal, "tier 0's few-token kernel: the device's capabilities could not be read (device_caps())");
   const char* env = std::getenv("LTT_TIER0_GEMV_PLAN");
   if (!env || !*env) return plan_gemv(M, n, K, sms);
   const std::string v = env;

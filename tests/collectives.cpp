@@ -29,7 +29,10 @@ MatD exact_sum(const std::vector<MatrixB>& v) {
   return s;
 }
 
+// Same shape, not empty, every element equal: an output left empty or cut
+// short is not equal.
 bool equals(const MatF& a, const MatD& b) {
+  if (a.size() == 0 || a.rows() != b.rows() || a.cols() != b.cols()) return false;
   for (Eigen::Index e = 0; e < a.size(); ++e)
     if (static_cast<double>(a.data()[e]) != b.data()[e]) return false;
   return true;
@@ -57,6 +60,9 @@ TEST_CASE("collectives: exact distribution, every algorithm and order, bit-ident
         auto in_f = widen_all(*tensor);
         std::vector<MatF> shards(static_cast<size_t>(T)), full(static_cast<size_t>(T));
         REQUIRE(comm.reduce_scatter_cols(cptrs(in_f), ptrs(shards), algo).ok());
+        // Rank r's shard: columns [r w, (r + 1) w) of the sum.
+        const Eigen::Index w = truth.cols() / T;
+        for (int r = 0; r < T; ++r) CHECK(equals(shards[static_cast<size_t>(r)], truth.middleCols(r * w, w)));
         REQUIRE(comm.allgather_cols(cptrs(shards), ptrs(full)).ok());
         for (const auto& f : full) CHECK(equals(f, truth));
       }

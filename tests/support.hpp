@@ -2,6 +2,8 @@
 // reference with its declared contract.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <cstring>
 #include <vector>
 
@@ -15,11 +17,15 @@ inline Problem problem(Dims d, int T, int M, Dist dist = Dist::realistic, uint64
   return make_problem(d, T, M, dist, seed);
 }
 
-// Tiers that accept p (tier 0 needs T >= 2 and M <= 128).
+// Tiers that accept p (tier 0 needs T >= 2 and M <= 128), required to be
+// exactly those: a loop over them must not pass having run fewer.
 inline std::vector<int> tiers_for(const Problem& p) {
   std::vector<int> t;
   for (const auto& d : tier_table())
     if (validate_for_tier(p, d.id).ok()) t.push_back(d.id);
+  std::vector<int> expected = {1, 2, 3, 4};
+  if (p.T >= 2 && p.M <= 128) expected.insert(expected.begin(), 0);
+  REQUIRE(t == expected);
   return t;
 }
 
