@@ -96,7 +96,7 @@ elif cls == "inputs":
     refused(["verify", "--case", case, "--output", out, "--json", case], "is one of this run's inputs")
     refused(["verify", "--case", case, "--output", out, "--markdown", out], "is one of this run's inputs")
     refused(["verify", "--case", os.path.dirname(case), "--output", os.path.dirname(case), "--json", case],
-            "input")
+            "is in the input directory")
     refused(["verify", "--case", case, "--output", out, "--json", "r.x", "--markdown", "r.x"], "name the same file")
     expect((sha(case), sha(out)) == before, "an input changed")
     r = run([ltt, "verify", "--case", case, "--output", out, "--json", "r.json"])
@@ -118,7 +118,7 @@ elif cls == "flags":
         refused([*sub, "--seed", "18446744073709551616"], "--seed '18446744073709551616' is too large")
         if sub[0] != "mutants":  # mutants draws its cases at the default eps: it takes no --eps
             refused([*sub, "--eps", "0"], "--eps '0' is out of range")
-    refused(["mutants", "--eps", "1e-5"], "--eps")
+    refused(["mutants", "--eps", "1e-5"], "arguments were not expected: 1e-5 --eps")
     for extra in (["--backend", "cpu"], ["--plant", "hang"], ["--dump-dir", "d"], ["--markdown", "m.md"], ["--variant", "1"],
                   ["--gemm-algos", "all"]):
         refused(["check", "--invariance", *SMALL, *extra], f"check --invariance does not use {extra[0]}")
@@ -135,8 +135,8 @@ elif cls == "flags":
     refused(["check", *SMALL, "--transport", "nccl"], "--transport nccl is for --backend cuda under mpirun")
     refused(["check", *SMALL, "--transport", "shm"], "--transport 'shm' not understood")
     # A flag a subcommand does not take is refused there.
-    refused(["selftest", "--json", "x.json"], "--json")
-    refused(["verify", *v[1:], "--tp", "8"], "--tp")
+    refused(["selftest", "--json", "x.json"], "arguments were not expected: x.json --json")
+    refused(["verify", *v[1:], "--tp", "8"], "arguments were not expected: 8 --tp")
     r = run([ltt, *v, "--ulp-max", "0", "--ulp-frac", "0"])
     expect(r.returncode == 0, "a bit-identical output with the strictest gate passes", r)
 
@@ -144,10 +144,10 @@ elif cls == "lists":
     refused(["selftest", "--tokens", "1,,2"], "--tokens '1,,2': item 2 is empty")
     refused(["selftest", "--tokens", "1,"], "--tokens '1,': item 2 is empty")
     refused(["selftest", "--tokens", ""], "--tokens is empty")
-    refused(["selftest", "--tokens", "1", "--tokens", "2"], "--tokens")
+    refused(["selftest", "--tokens", "1", "--tokens", "2"], "--tokens is given twice: give it once")
     refused(["selftest", "--tokens", "5,5"], "--tokens '5,5': a value is given twice")
     refused(["selftest", "--tp", "8,x"], "--tp '8,x': 'x' is not an integer")
-    refused(["selftest", "--tp", "8", "extra"], "extra")
+    refused(["selftest", "--tp", "8", "extra"], "argument was not expected: extra")
     refused(["check", "--algo", ""], "--algo '' not understood")
     refused(["check", "--json", ""], "--json is empty")
     refused(["check", "--dump-dir", ""], "--dump-dir is empty")
@@ -155,7 +155,7 @@ elif cls == "lists":
     refused(["check", "--dist", "realistic,"], "--dist 'realistic,'")
     refused(["check", "--variant", "3-1"], "--variant '3-1'")
     refused(["check", "--gemm-algos", "heuristic"], "--gemm-algos 'heuristic': use all, listed, split-k or indices")
-    refused(["check", "--gemm-algos", ""], "--gemm-algos")
+    refused(["check", "--gemm-algos", ""], "--gemm-algos '': use all, listed, split-k or indices")
     refused(["foo"], "'foo' is not a command")
 
 elif cls == "outputs":
