@@ -146,7 +146,6 @@ Watchdog::~Watchdog() {
 }
 
 void watchdog_stage(const std::string& what) { set_stage(what, 0); }
-void watchdog_wait(const std::string& what) { set_stage(what, 2); }
 
 std::string watchdog_current_stage() {
   State& s = state();

@@ -21,14 +21,12 @@ class Watchdog {
 };
 
 void watchdog_stage(const std::string& what);  // also resets the timer
-// Waiting on other ranks: the same, with 2 s of grace, so that the rank that
-// never arrives reports first.
-void watchdog_wait(const std::string& what);
-// watchdog_wait() for one wait's length: the stage before it comes back
-// after (its timer restarted), so that work after the wait is not reported
-// as the wait.
 // The stage a timeout would name now.
 std::string watchdog_current_stage();
+// Waiting on other ranks, for one wait's length: a stage with 2 s of grace,
+// so that the rank that never arrives reports first; the stage before it
+// comes back after (its timer restarted), so that work after the wait is not
+// reported as the wait.
 class WatchdogWaiting {
  public:
   explicit WatchdogWaiting(const std::string& what);

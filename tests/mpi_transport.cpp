@@ -8,6 +8,7 @@
 #include "kernels.hpp"
 #include "mpi_comm.hpp"
 #include "support.hpp"
+#include "watchdog.hpp"
 
 using namespace ltt;
 using namespace ltt::test;
@@ -79,4 +80,29 @@ TEST_CASE("mpi: a real ring's chunk order, rank by rank") {
       CAPTURE(c);
       CHECK(b(0, c) == (c == 1 ? 1.0f : 0.0f));
     }
+}
+
+TEST_CASE("mpi: a collective is the watchdog's stage for its length only") {
+  // Work after a collective must be reported where it is if it hangs, not
+  // as the wait on the other ranks that has ended.
+  const int P = processes();
+  const int T = 8;
+  if (T % P) return;
+  MpiComm<EmulatedArith> comm(T, MPI_COMM_WORLD);
+  std::vector<MatF> buf, out;
+  for (size_t i = 0; i < comm.local().size(); ++i) {
+    buf.push_back(MatF::Constant(2, T, 1.0f));
+    out.push_back(MatF::Zero(2, 1));
+  }
+  const std::string stage = "tier 2 T 8 M 2 realistic: backend run 1";
+  for (Algo algo : {Algo::one_shot, Algo::ring}) {
+    CAPTURE(name(algo));
+    watchdog_stage(stage);
+    REQUIRE(comm.allreduce(ptrs(buf), algo).ok());
+    CHECK(watchdog_current_stage() == stage);
+    REQUIRE(comm.reduce_scatter_cols(cptrs(buf), ptrs(out), algo).ok());
+    CHECK(watchdog_current_stage() == stage);
+  }
+  REQUIRE(comm.allgather_cols(cptrs(out), ptrs(buf)).ok());
+  CHECK(watchdog_current_stage() == stage);
 }
