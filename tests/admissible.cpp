@@ -434,7 +434,11 @@ TEST_CASE("admissible: a ring at T 16 catches one rank's S_r dropped from tier 4
       MatrixB dropped = (*y)[0];
       for (size_t e = 0; e < dropped.size(); ++e)
         dropped.v[e] = to_bf16(to_double(dropped.v[e]) - to_double(in.S[static_cast<size_t>(p.T - 1)].v[e]));
-      CHECK(static_cast<double>(outside(a, dropped)) > 0.02 * static_cast<double>(dropped.size()));
+      // Measured (twenty-fifth session): tier 2 7.3-7.8% of the elements
+      // outside, tier 4 3.8-3.9% (its shards' sum is the wider set); the
+      // floors are half of that, so that sets grown twice as wide fail.
+      const double least = tier == 2 ? 0.036 : 0.019;
+      CHECK(static_cast<double>(outside(a, dropped)) > least * static_cast<double>(dropped.size()));
     }
 }
 
@@ -465,7 +469,10 @@ TEST_CASE("admissible: an order-probe row is capped by Cauchy-Schwarz: the row x
         const double v = to_double(bad.at(probe, j));
         bad.at(probe, j) = to_bf16(what == 10.0 ? 10 * v : 20.0);
       }
-      CHECK(outside(a, bad) > static_cast<size_t>(p.H / 4));
+      // Measured (twenty-fifth session), every tier: x10 puts 103-105 of the
+      // 256 elements outside, 20 puts 240-244; the floors are about 60% and
+      // 80% of that.
+      CHECK(outside(a, bad) > static_cast<size_t>(what == 10.0 ? p.H / 4 : p.H * 3 / 4));
     }
   }
 }
