@@ -630,7 +630,8 @@ for idx, (T, M, dist) in enumerate(combos, 1):
         inert = sum(1 for r in rows[-len(tiers):] for v in VARIANTS[1:] if r[v].get("no_effect"))
         print(f"[{idx}/{len(combos)}] {label}: tiers {meta['tiers']}: correct passed {ok_c}/{len(tiers)}, "
               f"bugs failed {ok_b}/{len(VARIANTS[1:]) * len(tiers)}"
-              + (f" ({inert} with no effect)" if inert else "") + f"; golden {t_golden:.1f} s, torch {t_compute:.1f} s, "
+              + (f" ({inert} with no effect)" if inert else "")
+              + f"; golden {t_golden:.1f} s, torch {t_compute:.1f} s, "
               f"verify {t_verify:.1f} s; elapsed {time.time() - t_start:.1f} s"
               + (f"; graphs compiled so far {dynamo_counters['stats'].get('unique_graphs', 0)}" if args.compile else ""),
               flush=True)
@@ -701,8 +702,9 @@ legend = ("verdicts from `ltt verify` per tier: pass/fail, then its % of element
           "the elements outside hold the GEMM's output rounded to bf16 before the addend was added; [truth rounded "
           "once]: they hold the float64 truth rounded once); '(no effect)': the bug changed no bit of this output "
           "(allowed for eps x10 on exact inputs only, whose mean square dwarfs eps; any other is a broken planting "
-          "and marked '<<'); '<<' marks a wrong result (a correct output failing, a bug passing). 'differ vs expected.tier{k}': the correct output's elements whose bf16 value "
-          "differs from the case's expected.tier{k} (largest plain ULP distance).")
+          "and marked '<<'); '<<' marks a wrong result (a correct output failing, a bug passing). "
+          "'differ vs expected.tier{k}': the correct output's elements whose bf16 value differs from the case's "
+          "expected.tier{k} (largest plain ULP distance).")
 
 print()
 print("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
