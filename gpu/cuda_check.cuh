@@ -12,6 +12,13 @@
 
 #include "status.hpp"
 
+namespace ltt::gpu {
+// A cuBLAS status in cuBLAS's own words: its name and its description.
+inline std::string cublas_words(cublasStatus_t s) {
+  return cat(cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");
+}
+}  // namespace ltt::gpu
+
 #define LTT_CUDA(call)                                                                                   \
   do {                                                                                                   \
     const cudaError_t ltt_e_ = (call);                                                                   \
@@ -25,7 +32,7 @@
     const cublasStatus_t ltt_s_ = (call);                                                                \
     if (ltt_s_ != CUBLAS_STATUS_SUCCESS)                                                                 \
       return ::ltt::Error{::ltt::Errc::internal,                                                         \
-                          ::ltt::cat(#call, ": ", cublasGetStatusName(ltt_s_), " (", cublasGetStatusString(ltt_s_), ")"), \
+                          ::ltt::cat(#call, ": ", ::ltt::gpu::cublas_words(ltt_s_)),                     \
                           __FILE__, __LINE__, -1};                                                       \
   } while (0)
 

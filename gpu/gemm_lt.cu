@@ -157,8 +157,7 @@ Result<const std::vector<LtAlgo>*> lt_list(const LtShape& sh) {
   int got = 0;
   const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(st.h, d.op, d.a, d.b, d.c, d.d, d.pref, kHeuristicAsk, res.data(), &got);
   if (hs != CUBLAS_STATUS_SUCCESS && hs != CUBLAS_STATUS_NOT_SUPPORTED)
-    return LTT_ERR(Errc::internal, "cublasLtMatmulAlgoGetHeuristic: ", cublasGetStatusName(hs), " (",
-                   cublasGetStatusString(hs), ")");
+    return LTT_ERR(Errc::internal, "cublasLtMatmulAlgoGetHeuristic: ", cublas_words(hs));
   std::vector<LtAlgo> list;
   auto seen = [&](const cublasLtMatmulAlgo_t& a) {
     for (const LtAlgo& x : list)

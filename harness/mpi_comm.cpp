@@ -3,7 +3,6 @@
 
 #include <climits>
 
-#include "watchdog.hpp"
 
 namespace ltt {
 
@@ -26,15 +25,13 @@ Status mpi_check(int rc, const char* what, const char* file, int line) {
   return Error{Errc::internal, cat(what, " failed: ", std::string(msg, static_cast<size_t>(len))), file, line, -1};
 }
 
-// Every collective tells the watchdog, for the collective's length, that this
-// process waits for the others, so a timeout names the rank that never
-// arrived; the stage before it comes back after.
-#define MPI_TRY(call)                                                                            \
-  do {                                                                                           \
-    const std::string ltt_op_ = #call;                                                           \
-    const std::string ltt_name_ = ltt_op_.substr(0, ltt_op_.find('('));                          \
-    const WatchdogWaiting ltt_waiting_(cat("waiting for the other ranks in ", ltt_name_));        \
-    LTT_TRY(mpi_check((call), #call, __FILE__, __LINE__));                                       \
+// Every collective is the watchdog's stage for its length (mpi_waited).
+#define MPI_TRY(call)                                                                                  \
+  do {                                                                                                 \
+    const std::string ltt_op_ = #call;                                                                 \
+    const std::string ltt_name_ = ltt_op_.substr(0, ltt_op_.find('('));                                \
+    LTT_TRY(mpi_waited(cat("waiting for the other ranks in ", ltt_name_), #call, __FILE__, __LINE__,   \
+                       [&] { return (call); }));                                                       \
   } while (0)
 
 template <class P>

@@ -13,12 +13,25 @@
 
 #include <mpi.h>
 
+#include <string>
+
 #include "comm.hpp"
+#include "watchdog.hpp"
 
 namespace ltt {
 
 // An MPI return code as a Status: the call, MPI's own words, file and line.
 Status mpi_check(int rc, const char* what, const char* file, int line);
+
+// call(), an MPI collective, as the watchdog's stage for its length
+// (`waiting`: what this process waits for, so that a timeout names the
+// process that never arrived; the stage before it comes back after), and
+// its return code as a Status (mpi_check).
+template <class Call>
+Status mpi_waited(const std::string& waiting, const char* what, const char* file, int line, Call&& call) {
+  const WatchdogWaiting w(waiting);
+  return mpi_check(call(), what, file, line);
+}
 
 template <class P>
 class MpiComm final : public Comm<P> {

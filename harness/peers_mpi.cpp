@@ -5,7 +5,6 @@
 
 #include "gpu/device.hpp"
 #include "mpi_comm.hpp"
-#include "watchdog.hpp"
 
 namespace ltt {
 
@@ -29,13 +28,14 @@ gpu::Peers mpi_peers(MPI_Comm comm) {
   g.allgather = [comm](const void* mine, size_t bytes, void* all) -> Status {
     if (bytes > static_cast<size_t>(INT_MAX))
       return LTT_ERR(Errc::internal, "MPI_Allgather of ", bytes, " bytes: more than an MPI count holds");
-    const WatchdogWaiting waiting("waiting for the other processes in MPI_Allgather (the GPU buffers' handles)");
-    return mpi_check(MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm),
-                     cat("MPI_Allgather of ", bytes, " bytes").c_str(), __FILE__, __LINE__);
+    const int count = static_cast<int>(bytes);
+    return mpi_waited("waiting for the other processes in MPI_Allgather (the GPU buffers' handles)",
+                      cat("MPI_Allgather of ", bytes, " bytes").c_str(), __FILE__, __LINE__,
+                      [&] { return MPI_Allgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, comm); });
   };
   g.barrier = [comm]() -> Status {
-    const WatchdogWaiting waiting("waiting for the other processes in MPI_Barrier (the GPU buffers' barrier)");
-    return mpi_check(MPI_Barrier(comm), "MPI_Barrier", __FILE__, __LINE__);
+    return mpi_waited("waiting for the other processes in MPI_Barrier (the GPU buffers' barrier)", "MPI_Barrier",
+                      __FILE__, __LINE__, [&] { return MPI_Barrier(comm); });
   };
   return g;
 }
