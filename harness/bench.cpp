@@ -30,7 +30,6 @@ namespace {
 // shape, P processes dividing every T, the memory they need.
 Result<std::vector<Problem>> bench_problems(const BenchOptions& o, int P) {
   if (o.backend != "cuda") return LTT_USAGE("ltt bench times the cuda backend: --backend cuda");
-  LTT_TRY(gpu::cuda_available());
   std::vector<Problem> ps;
   for (int T : o.tp) {
     if (T % P != 0) return LTT_USAGE("--tp ", T, " over ", P, " processes: P must divide T");
@@ -39,6 +38,7 @@ Result<std::vector<Problem>> bench_problems(const BenchOptions& o, int P) {
       LTT_TRY(validate(ps.back()));
     }
   }
+  LTT_TRY(gpu::cuda_available());  // after the shapes: a bad --tp is said on any machine
   LTT_TRY(flags::fits_in_memory(ps, "bench"));
   return ps;
 }

@@ -211,6 +211,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   };
   std::vector<Set> sets;
   size_t n_cases = 0;
+  flags::Skipped skipped;
   for (int T : o.tp)
     for (Dist dist : o.dists) {
       std::vector<int> Ms = o.tokens;
@@ -221,7 +222,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           if (o.tokens.empty() && M > 128 && tier == 0) continue;
           const Problem p = make_problem(o.dims, T, M, dist, o.seed, o.eps);
           LTT_TRY(validate(p));
-          if (!validate_for_tier(p, tier).ok()) continue;  // e.g. tier 0 past M 128: not where it applies
+          if (!validate_for_tier(p, tier).ok()) {  // e.g. tier 0 past M 128: not where it applies
+            skipped.add(tier, p);
+            continue;
+          }
           set.p = p;
           set.tiers.push_back(tier);
         }
@@ -245,11 +249,15 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     for (const Set& st : sets) ps.push_back(st.p);
     LTT_TRY(flags::fits_in_memory(ps, o.caller.c_str()));
   }
+  if (root && !o.quiet) skipped.say(o.caller.c_str());
   if (o.plan_only) return 0;
 
   Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   Report report(o, P);
-  if (root && !o.quiet) report.header();
+  if (root && !o.quiet) {
+    LTT_TRY(report.claim());  // a run the watchdog ends leaves "did not finish", not an earlier run's report
+    report.header();
+  }
   // Fake ranks keep one communicator per T for the whole run, as a real
   // job keeps its buffers (tier 0's Lamport buffers rotate across cases).
   std::map<int, std::unique_ptr<Comm<EmulatedArith>>> comms;
@@ -320,8 +328,11 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         for (int i : *sel) runs.push_back(Run{std::nullopt, i});
       }
     }
-    for (const Run& member_run : runs) {
+    for (size_t run_i = 0; run_i < runs.size(); ++run_i) {
+      const Run& member_run = runs[run_i];
       const std::optional<uint64_t>& vseed = member_run.seed;
+      if (root && runs.size() > 1)
+        prog.within(cat(name_case, vseed ? ": variant " : ": cuBLASLt algorithm ", run_i + 1, " of ", runs.size()));
       gpu::use_gemm_algo(member_run.gemm_algo);
       if (vseed) {
         member.var.on = true;
@@ -473,18 +484,26 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             SafeTensors st = make_case(in, truth, {{tier, want}}, CaseContract{contract.algo, contract.norm});
             for (size_t i = 0; i < local.size(); ++i) st.put_bf16(cat("output.tier", tier, ".rank", local[i]), out[0][i]);
             if (bad_rank >= 0 && P > 1) st.put_bf16(cat("output.tier", tier, ".rank", bad_rank), other);
-            std::error_code ec;
-            std::filesystem::create_directories(o.dump_dir, ec);
-            if (ec) return LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message());
             // The case file's own name (dims, T, M, dist, seed, algo, norm, eps) after the tier, then
             // what made this output: runs that differ in any of these never share a file.
             std::string stem = case_file_name(p, {tier}, CaseContract{contract.algo, contract.norm});
             stem.resize(stem.size() - std::string(".safetensors").size());
-            res.dump = cat(o.dump_dir, "/tier", tier, "_", stem, o.backend == "cpu" ? std::string() : cat("_", o.backend),
-                           P > 1 ? cat("_np", P) : std::string(), o.mutant.empty() ? std::string() : cat("_mutant-", o.mutant),
-                           o.plant.empty() ? std::string() : cat("_plant-", o.plant), vseed ? cat("_variant", *vseed) : std::string(),
-                           member_run.gemm_algo >= 0 ? cat("_gemm-algo", member_run.gemm_algo) : std::string(), ".safetensors");
-            LTT_TRY(write_safetensors(res.dump, st));
+            const std::string file =
+                cat(o.dump_dir, "/tier", tier, "_", stem, o.backend == "cpu" ? std::string() : cat("_", o.backend),
+                    P > 1 ? cat("_np", P) : std::string(), o.mutant.empty() ? std::string() : cat("_mutant-", o.mutant),
+                    o.plant.empty() ? std::string() : cat("_plant-", o.plant), vseed ? cat("_variant", *vseed) : std::string(),
+                    member_run.gemm_algo >= 0 ? cat("_gemm-algo", member_run.gemm_algo) : std::string(), ".safetensors");
+            // A dump that cannot be written loses the file, not the run: the
+            // case's verdict, the table and the reports stand (exit 1: a case
+            // failed), and the reason is said.
+            std::error_code ec;
+            std::filesystem::create_directories(o.dump_dir, ec);
+            Status w = ec ? LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message())
+                          : write_safetensors(file, st);
+            if (w.ok()) res.dump = file;
+            else
+              std::fprintf(stderr, "ltt: %s: no case file for this failure (its verdict stands): %s (make room there, or give "
+                           "another --dump-dir)\n", name_case.c_str(), w.error().describe().c_str());
           }
         }
         if (!res.ok) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -55,7 +56,12 @@ template <class T>
 Status no_duplicates(const std::string& flag, const std::string& s, const std::vector<T>& v) {
   std::set<T> seen;
   for (const T& x : v)
-    if (!seen.insert(x).second) return LTT_USAGE(quoted(flag, s), ": a value is given twice");
+    if (!seen.insert(x).second) {
+      if constexpr (std::is_enum_v<T>)
+        return LTT_USAGE(quoted(flag, s), ": ", name(x), " is given twice");
+      else
+        return LTT_USAGE(quoted(flag, s), ": ", x, " is given twice");
+    }
   return {};
 }
 
@@ -149,6 +155,7 @@ Result<std::vector<Dist>> dists(const std::string& flag, const std::string& s) {
   std::vector<Dist> out;
   for (const auto& item : *it) {
     auto d = parse_dist(item);
+    if (!d && item == "all") return LTT_USAGE(quoted(flag, s), ": 'all' stands alone (give all, or a comma list of the others)");
     if (!d) return LTT_USAGE(quoted(flag, item), " not understood: use realistic, exact, adversarial or all");
     out.push_back(*d);
   }
@@ -192,6 +199,13 @@ Result<std::vector<uint64_t>> seeds(const std::string& flag, const std::string& 
   }
   LTT_TRY(no_duplicates(flag, s, out));
   return out;
+}
+
+Result<std::vector<std::string>> words(const std::string& flag, const std::string& s) {
+  auto it = items(flag, s);
+  if (!it.ok()) return it.error();
+  LTT_TRY(no_duplicates(flag, s, *it));
+  return it;
 }
 
 Result<std::string> choice(const std::string& flag, const std::string& s, const std::vector<std::string>& choices) {
@@ -295,7 +309,7 @@ double available_bytes() {
   return 1e300;
 }
 
-Status fits_in_memory(const std::vector<Problem>& cases, const char* what) {
+Status fits_in_memory(const std::vector<Problem>& cases, const char* what, const std::string& remedy) {
   if (cases.empty()) return {};
   const Problem* big = &cases[0];
   for (const auto& p : cases)
@@ -303,8 +317,27 @@ Status fits_in_memory(const std::vector<Problem>& cases, const char* what) {
   const double need = case_bytes(*big), have = available_bytes();
   if (need > have)
     return LTT_USAGE(what, ": the case ", big->describe(), " needs at least ", fmt_bytes(need), " of memory and ",
-                     fmt_bytes(have), " is available: use fewer tokens (--tokens), smaller dims (--dims) or a smaller --tp");
+                     fmt_bytes(have), " is available: ",
+                     remedy.empty() ? std::string("use fewer tokens (--tokens), smaller dims (--dims) or a smaller --tp") : remedy);
   return {};
+}
+
+void Skipped::add(int tier, const Problem& p) {
+  auto it = std::find_if(tiers_.begin(), tiers_.end(), [tier](const auto& t) { return t.first == tier; });
+  if (it == tiers_.end()) it = tiers_.insert(tiers_.end(), {tier, {}});
+  const std::pair<int, int> shape{p.T, p.M};
+  if (std::find(it->second.begin(), it->second.end(), shape) == it->second.end()) it->second.push_back(shape);
+}
+
+void Skipped::say(const char* caller) const {
+  for (const auto& [tier, shapes] : tiers_) {
+    std::string at;
+    const size_t shown = std::min<size_t>(shapes.size(), 6);
+    for (size_t i = 0; i < shown; ++i) at += cat(i ? ", " : "", "T ", shapes[i].first, " M ", shapes[i].second);
+    if (shapes.size() > shown) at += cat(", ... (", shapes.size(), " shapes)");
+    std::fprintf(stderr, "ltt %s: tier %d skipped at %s (%s)\n", caller, tier, at.c_str(),
+                 tier == 0 ? "it needs T >= 2 and 1 <= M <= 128" : "it does not apply there");
+  }
 }
 
 int launched_processes() {

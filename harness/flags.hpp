@@ -32,6 +32,8 @@ Result<Algo> algo(const std::string& flag, const std::string& s);
 Result<NormOrder> norm(const std::string& flag, const std::string& s);
 // "7", "0-199" or "0-9,20" (seeds of variants).
 Result<std::vector<uint64_t>> seeds(const std::string& flag, const std::string& s);
+// A comma list of words, none empty, none twice (what they name is the caller's to check).
+Result<std::vector<std::string>> words(const std::string& flag, const std::string& s);
 // One of `choices` (the message lists them).
 Result<std::string> choice(const std::string& flag, const std::string& s, const std::vector<std::string>& choices);
 // A path: not empty.
@@ -57,8 +59,22 @@ double case_bytes(const Problem& p);
 // when it cannot be read.
 double available_bytes();
 // The largest case of the run against available memory: a usage error
-// naming both figures and the case.
-Status fits_in_memory(const std::vector<Problem>& cases, const char* what);
+// naming both figures and the case, and `remedy` (by default: fewer tokens,
+// smaller dims or a smaller --tp).
+Status fits_in_memory(const std::vector<Problem>& cases, const char* what, const std::string& remedy = {});
+
+// The shapes where a selected tier does not apply (tier 0 at T 1 or past M
+// 128), which a run skips: said on stderr, one line per tier, so that a tier
+// asked for is never dropped unseen. "ltt check: tier 0 skipped at T 8 M 129,
+// T 16 M 129 (it needs T >= 2 and 1 <= M <= 128)".
+class Skipped {
+ public:
+  void add(int tier, const Problem& p);
+  void say(const char* caller) const;
+
+ private:
+  std::vector<std::pair<int, std::vector<std::pair<int, int>>>> tiers_;  // tier, (T, M) in order of first skip
+};
 
 // Under mpirun with more than one process (Open MPI, MPICH and PMIx set the
 // size in the environment): the number of processes, else 1.

@@ -25,6 +25,7 @@
 #include "report.hpp"
 #include "sha256.hpp"
 #include "table.hpp"
+#include "version.hpp"
 
 namespace ltt {
 
@@ -92,10 +93,15 @@ namespace {
 Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return LTT_USAGE(path, ": is a directory, not a manifest: move it away");
+  errno = 0;
   std::ifstream f(path);
   if (!f) {
-    if (must_exist) return LTT_USAGE(path, ": cannot read the manifest (does the directory hold a golden set?)");
-    return nlohmann::json{{"ltt_version", "0.1.0"}, {"files", nlohmann::json::array()}};
+    const int err = errno;
+    // No manifest yet is a fresh golden set; any other reason (no permission,
+    // a path through a file) is said, never taken for an empty set.
+    if (!must_exist && err == ENOENT) return nlohmann::json{{"ltt_version", kVersion}, {"files", nlohmann::json::array()}};
+    return LTT_USAGE(path, ": cannot read the manifest: ", err ? std::strerror(err) : "unreadable",
+                     err == ENOENT ? " (is this a golden set's directory? ltt golden --out DIR makes one)" : "");
   }
   try {
     nlohmann::json j = nlohmann::json::parse(f);
@@ -336,19 +342,24 @@ Result<int> run_golden(const GoldenOptions& o) {
     std::map<std::string, std::string> metadata;
   };
   std::vector<Set> sets;
+  flags::Skipped skipped;
   for (int T : o.sel.tp)
     for (Dist dist : o.sel.dists)
       for (int M : o.sel.tokens) {
         const Problem p = make_problem(o.sel.dims, T, M, dist, o.sel.seed, o.sel.eps);
         LTT_TRY(validate(p));
         std::vector<int> tiers = tiers_for(p, o.sel.tiers);
+        for (int k : o.sel.tiers)
+          if (std::find(tiers.begin(), tiers.end(), k) == tiers.end()) skipped.add(k, p);
         if (tiers.empty()) continue;
         std::string file = case_file_name(p, tiers, cc);
         if (std::any_of(sets.begin(), sets.end(), [&](const Set& s) { return s.file == file; })) continue;
         auto metadata = case_file_metadata(p, tiers, cc);
         sets.push_back({p, std::move(tiers), std::move(file), std::move(metadata)});
       }
-  if (sets.empty()) return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes");
+  if (sets.empty())
+    return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes (tier 0 needs T >= 2 and M <= 128)");
+  skipped.say("golden");
   // A name determines its contents: refuse any clash before writing anything.
   for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
   {
@@ -465,7 +476,9 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
         }
     }
     if (problem.empty()) {
-      LTT_TRY(flags::fits_in_memory({c->in.p}, "regress"));
+      LTT_TRY(flags::fits_in_memory({c->in.p}, "regress",
+                                    cat("regress makes every set its manifest lists, as listed: run it where more memory is "
+                                        "free, or take the entry '", file, "' out of ", mpath)));
       auto regen = build_case(c->in.p, c->tiers, c->contract);
       if (!regen.ok()) return regen.error();
       if (committed) {

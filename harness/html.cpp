@@ -13,9 +13,7 @@
 
 namespace ltt {
 
-namespace {
-
-std::string esc(const std::string& s) {
+std::string html_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
@@ -28,6 +26,10 @@ std::string esc(const std::string& s) {
   }
   return o;
 }
+
+namespace {
+
+const auto esc = html_escape;
 
 const char* kStyle = R"(<style>
 body{font-family:sans-serif;margin:20px;color:#222}

@@ -13,6 +13,9 @@
 
 namespace ltt {
 
+// s with & < > " written as HTML entities.
+std::string html_escape(const std::string& s);
+
 // notes: lines about the whole run, under the summary line.
 Status write_html(const std::string& path, const std::string& title, const std::string& command,
                   const std::vector<CaseResult>& results, const std::vector<std::string>& notes, double wall_seconds);

@@ -18,6 +18,8 @@
 #include "table.hpp"
 #include "flags.hpp"
 #include "watchdog.hpp"
+#include "version.hpp"
+#include "report.hpp"
 
 namespace ltt {
 
@@ -112,6 +114,7 @@ Result<int> run_invariance(const CheckOptions& o) {
   if (runnable == 0)
     return LTT_USAGE("--invariance: nothing to run: no selected tier applies at any selected M (tier 0 needs T >= 2 and M <= 128)");
   LTT_TRY(flags::fits_in_memory(largest, "check --invariance"));
+  if (!o.json.empty()) LTT_TRY(mark_unfinished("--json", o.json, unfinished_json("ltt check --invariance", o.command)));
   Watchdog dog(o.timeout, "process 0 of 1");
   size_t nondeterministic = 0;
   nlohmann::json jb = nlohmann::json::array(), js = nlohmann::json::array(), jt = nlohmann::json::array();
@@ -131,6 +134,7 @@ Result<int> run_invariance(const CheckOptions& o) {
   std::map<Key, std::map<int, MatrixB>> at_max;  // (T, dist) -> tier -> output at the largest M
   std::map<Key, std::unique_ptr<Inputs>> inputs_max;
   std::vector<std::string> switch_rows, tp_rows;
+  bool one_m_only = false;  // a tier that runs at one selected M: its batch row compares nothing
 
   for (Dist dist : o.dists)
     for (int T : o.tp) {
@@ -173,6 +177,7 @@ Result<int> run_invariance(const CheckOptions& o) {
         size_t rows = 0, differ = 0;
         int first_at = -1;
         for (int M : applies) {
+          if (M == applies.back()) continue;  // the largest against itself says nothing
           auto y = run(tier, M);
           if (!y.ok()) return y.error();
           for (int i = 0; i < M; ++i) {
@@ -189,12 +194,16 @@ Result<int> run_invariance(const CheckOptions& o) {
         at_max[{T, dist}][tier] = *last;
         Contract c = tier_def(tier).contract;
         if (o.algo) c.algo = *o.algo;
+        // One M where the tier runs: nothing to compare it with, so no claim ("-", JSON null).
+        const bool compared = applies.size() >= 2;
+        one_m_only |= !compared;
         tb.row({std::to_string(tier), std::to_string(T), name(dist), name(c.algo), std::to_string(rows),
                 std::to_string(differ), first_at < 0 ? "-" : std::to_string(first_at), det ? "same" : "DIFF",
-                differ == 0 ? "yes" : "NO"});
+                !compared ? "-" : differ == 0 ? "yes" : "NO"});
         jb.push_back({{"tier", tier}, {"tp", T}, {"dist", name(dist)}, {"algo", name(c.algo)}, {"tokens", applies},
                       {"rows_compared", rows}, {"rows_differing", differ}, {"first_differing_at_tokens", first_at},
-                      {"deterministic", det}, {"batch_invariant", differ == 0}});
+                      {"deterministic", det},
+                      {"batch_invariant", compared ? nlohmann::json(differ == 0) : nlohmann::json(nullptr)}});
       }
 
       // Where the production selection switches tiers.
@@ -239,6 +248,7 @@ Result<int> run_invariance(const CheckOptions& o) {
       }
     }
 
+  if (one_m_only) std::printf("  (batch-inv -: the tier runs at one selected M only; comparing needs two, e.g. --tokens 5,33)\n");
   std::printf("# switch: rows of the tier selected at M against the tier selected at M+1 (ULPs 0/1/2/3+)\n");
   for (const auto& r : switch_rows) std::printf("  T %s\n", r.c_str());
   if (switch_rows.empty()) std::printf("  (needs M 128 and 129, or 256 and 257)\n");
@@ -249,7 +259,7 @@ Result<int> run_invariance(const CheckOptions& o) {
   std::printf("# wall %.1f s\n", now_seconds() - wall0);
   if (!o.json.empty()) {
     LTT_TRY(write_text_file("--json", o.json,
-                            nlohmann::json{{"ltt_version", "0.1.0"}, {"command", o.command},
+                            nlohmann::json{{"ltt_version", kVersion}, {"command", o.command}, {"finished", true},
                                            {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}},
                                            {"nondeterministic_runs", nondeterministic}}
                                     .dump(2) +

@@ -26,6 +26,8 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 #include <mpi.h>
 #include <omp.h>
@@ -45,6 +47,7 @@
 #include "simulate.hpp"
 #include "tier.hpp"
 #include "verify.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -53,6 +56,24 @@ namespace flags = ltt::flags;
 // Registers `name` on `app`: one value (a second occurrence is refused), read
 // by `parse(name, text)` into `target`; a refused value ends the parse with
 // the parser's message.
+template <class T>
+struct IsList : std::false_type {};
+template <class T>
+struct IsList<std::vector<T>> : std::true_type {};
+
+// What --help shows for a flag's value, from its target's type: LIST (comma-
+// separated), INT, NUM, DIMS, PATH for text (a flag whose text is one of a set
+// of names says NAME where it is registered), NAME for the enums.
+template <class T>
+const char* value_kind() {
+  if constexpr (IsList<T>::value) return "LIST";
+  else if constexpr (std::is_same_v<T, double>) return "NUM";
+  else if constexpr (std::is_integral_v<T> || std::is_same_v<T, std::optional<int>>) return "INT";
+  else if constexpr (std::is_same_v<T, ltt::Dims>) return "DIMS";
+  else if constexpr (std::is_same_v<T, std::string>) return "PATH";
+  else return "NAME";
+}
+
 template <class T, class Parse>
 CLI::Option* add(CLI::App* app, const std::string& name, T& target, Parse parse, const std::string& help) {
   auto* opt = app->add_option_function<std::string>(
@@ -64,6 +85,7 @@ CLI::Option* add(CLI::App* app, const std::string& name, T& target, Parse parse,
       },
       help);
   opt->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  opt->type_name(value_kind<T>());
   return opt;
 }
 
@@ -136,6 +158,7 @@ int main(int argc, char** argv) {
       "truth and an emulated reference with error bounds derived from the rounding points.\n"
       "Exit codes: 0 pass, 1 numerical failure, 2 bad input or usage."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ltt ") + ltt::kVersion);
 
   // ---- selftest
   ltt::SelftestOptions st;
@@ -177,19 +200,19 @@ int main(int argc, char** argv) {
   add(check, "--backend", ck.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
       "cpu (the per-rank pipelines in Eigen) or cuda (the CUDA implementation: all T ranks as fake ranks on one GPU; under "
       "mpirun -np P, T/P ranks per process on the node's GPUs in turn, each output also compared bit for bit with the "
-      "fake-rank run)")->default_str("cpu");
+      "fake-rank run)")->default_str("cpu")->type_name("NAME");
   add(check, "--transport", ck.transport,
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ipc", "nccl"}); },
       "--backend cuda under mpirun: ipc (ltt's collective kernels over CUDA IPC peer memory, the contract's orders, "
       "bitwise the fake-rank run) or nccl (NCCL's all-reduce for tiers 1-4, one rank per process on its own GPU; "
-      "tier 0 stays on peer memory)")->default_str("ipc");
+      "tier 0 stays on peer memory)")->default_str("ipc")->type_name("NAME");
   add(check, "--peer-memory", ck.peer_memory,
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda-ipc", "nccl"}); },
       "--backend cuda under mpirun: where the buffers that sibling processes read live (tier 0's partials and Lamport "
       "receive buffers, ltt's all-reduce inputs): cuda-ipc (cudaMalloc'd, mapped through CUDA IPC handles exchanged "
       "over MPI) or nccl (NCCL 2.28's symmetric memory: ncclMemAlloc'd, registered as symmetric windows, peers' "
       "addresses from NCCL's device API; one process per GPU). The same kernels run over either: the outputs are "
-      "bitwise the same")->default_str("cuda-ipc");
+      "bitwise the same")->default_str("cuda-ipc")->type_name("NAME");
   add(check, "--algo", ck.algo, optional_algo, "one-shot or ring: the backend's reduction algorithm (default: each tier's declared one)");
   add(check, "--json", ck.json, path_value, "write the results as JSON (schema in README.md)");
   add(check, "--markdown", ck.markdown, path_value, "write a Markdown summary");
@@ -225,15 +248,15 @@ int main(int argc, char** argv) {
       "stages, split-K and its reduction scheme): all, listed (the heuristic's list, up to 32: what cuBLAS picks), "
       "split-k (the split-K forms, 2 to 16 splits, of those that take one, with each reduction scheme they allow; partials "
       "rounded to bf16 add rounding points the contract does not have) or indices (0-3,9). The row shows the worst and "
-      "names the algorithms that failed; tier 0 uses cuBLAS only on LTT_TIER0_PATH=cublas");
-  add(check, "--mutant", ck.mutant, path_value, "plant one bug in the backend (names, and those the cuda backend can plant: ltt mutants --list)");
+      "names the algorithms that failed; tier 0 uses cuBLAS only on LTT_TIER0_PATH=cublas")->type_name("WHICH");
+  add(check, "--mutant", ck.mutant, path_value, "plant one bug in the backend (names, and those the cuda backend can plant: ltt mutants --list)")->type_name("NAME");
   add(check, "--plant", ck.plant, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"shard-off-by-one", "rank-differs", "hang"}); },
       "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0; tiers 0 and 2), "
       "rank-differs (the last rank's output one bf16 step off in one element: only the cross-rank check sees it) or "
-      "hang (= --inject hang --inject-rank 1)");
+      "hang (= --inject hang --inject-rank 1)")->type_name("NAME");
   add(check, "--inject", ck.inject, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"crash", "hang", "exit"}); },
       "end the run the hard way, to prove the harness reports it: TP rank --inject-rank crashes (SIGSEGV), hangs, or "
-      "exits early, at its first backend run; the run ends within --timeout naming the rank, with a non-zero exit");
+      "exits early, at its first backend run; the run ends within --timeout naming the rank, with a non-zero exit")->type_name("NAME");
   add(check, "--inject-rank", ck.inject_rank, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 0, 4095); },
       "the TP rank --inject acts on")->default_str("1");
 
@@ -261,21 +284,14 @@ int main(int argc, char** argv) {
       "are wider (README, \"Ring verdicts are weaker\"), so fewer mutants show there");
   add(mut, "--backend", mo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cpu", "cuda"}); },
       cuda_mutants_help())
-      ->default_str("cpu");
+      ->default_str("cpu")->type_name("NAME");
   add(mut, "--only", mo_only,
       [](const std::string& f, const std::string& s) -> ltt::Result<std::vector<std::string>> {
-        std::vector<std::string> names;
-        size_t a = 0;
-        for (;;) {
-          const size_t c = s.find(',', a);
-          std::string n = s.substr(a, c == std::string::npos ? std::string::npos : c - a);
+        auto names = flags::words(f, s);
+        if (!names.ok()) return names.error();
+        for (const auto& n : *names)
           if (!ltt::find_mutant(n)) return LTT_USAGE(f, " '", s, "': '", n, "' is not a mutant (ltt mutants --list)");
-          if (std::find(names.begin(), names.end(), n) != names.end())
-            return LTT_USAGE(f, " '", s, "': '", n, "' is given twice");
-          names.push_back(n);
-          if (c == std::string::npos) return names;
-          a = c + 1;
-        }
+        return names;
       },
       "run only these mutants (comma-separated names)");
   add(mut, "--json", mo.json, path_value, "write the table as JSON");
@@ -328,7 +344,7 @@ int main(int argc, char** argv) {
         if (!r.ok()) throw CLI::ValidationError(r.error().message);
         regress_dir = *r;
       },
-      "a golden set directory (e.g. data/golden)")->required();
+      "a golden set directory (e.g. data/golden)")->required()->type_name("DIR");
   std::string regress_html;
   add(regress, "--html", regress_html, path_value, "also write the table as a self-contained HTML page");
 
@@ -373,7 +389,7 @@ int main(int argc, char** argv) {
       "GPU and T = P), tier 0 against its unfused NCCL composition, the all-reduce's bus bandwidth, and the crossover "
       "token counts. A case is checked before it is timed.");
   add(bench, "--backend", bo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda"}); },
-      "cuda (the only timed backend)")->default_str("cuda");
+      "cuda (the only timed backend)")->default_str("cuda")->type_name("NAME");
   add(bench, "--dims", bo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
   add(bench, "--tp", bo.tp, tp_list, "TP sizes T")->default_str(list_str(bo.tp));
   add(bench, "--tokens", bo.tokens, token_list, "token counts M")->default_str(list_str(bo.tokens));
@@ -384,7 +400,7 @@ int main(int argc, char** argv) {
   add(bench, "--peer-memory", bo.peer_memory,
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda-ipc", "nccl", "both"}); },
       "under mpirun: the peer memory under ltt's collective kernels: cuda-ipc (rows 'ipc'), nccl (NCCL symmetric "
-      "windows, rows 'sym'; one process per GPU) or both (each figure over each)")->default_str("cuda-ipc");
+      "windows, rows 'sym'; one process per GPU) or both (each figure over each)")->default_str("cuda-ipc")->type_name("NAME");
   add(bench, "--machine-out", bo.machine_out, path_value, "write the timing model's calibration fitted from these figures (ltt simulate --machine)");
 
   // ---- simulate
@@ -417,7 +433,7 @@ int main(int argc, char** argv) {
   add(simulate, "--machine", so.machine, path_value, "machine file (JSON, from ltt bench --machine-out)");
   simulate->add_flag("--fake", so.fake, "model all T ranks as fake ranks on one GPU (what ltt bench measures)");
   add(simulate, "--check", so.check, path_value, "compare predicted fake-rank times with an ltt bench --json file (exit 1 when off by > 25%)");
-  add(simulate, "--fit", so_fit, path_value, "fit a machine file from ltt bench --json files, comma-separated (the first fits, the others add their shard GEMMs; with --machine-out)");
+  add(simulate, "--fit", so_fit, path_value, "fit a machine file from ltt bench --json files, comma-separated (the first fits, the others add their shard GEMMs; with --machine-out)")->type_name("PATHS");
   add(simulate, "--machine-out", so_machine_out, path_value, "where --fit writes the machine file");
   add(simulate, "--json", so.json, path_value, "write the predictions as JSON");
   add(simulate, "--svg", so.svg, path_value, "draw latency against M per tier (log axes, crossovers marked) as an SVG");
@@ -435,18 +451,23 @@ int main(int argc, char** argv) {
   }
   add(simulate, "--collective", so.m.collective,
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ring", "tree", "one-shot"}); },
-      "how tiers 1-4 reduce across GPUs: ring (NCCL's), tree, or one-shot over peer memory")->default_str("ring");
+      "how tiers 1-4 reduce across GPUs: ring (NCCL's), tree, or one-shot over peer memory")->default_str("ring")->type_name("NAME");
   int gpus_per_node = 0;
   add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 1024); },
       "what-if: GPUs per node (T above it spans nodes: the network joins the collectives)");
 
-  // `ltt foo`: name the word, list the subcommands.
-  if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
+  // `ltt foo` or `ltt --foo`: name the word, list the subcommands (CLI11 says only "A subcommand is required").
+  if (argc > 1) {
+    const std::string first = argv[1];
+    bool known = first == "-h" || first == "--help" || first == "--version";
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == first;
     if (!known) {
       if (flags::launched_rank() != 0) return 2;
-      std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify, selftest, bench or simulate (ltt --help)\n", argv[1]);
+      if (first[0] == '-')
+        std::fprintf(stderr, "ltt: '%s' comes before any command: ltt itself takes only --help and --version; give the command first "
+                     "(check, mutants, golden, regress, verify, selftest, bench or simulate), then its options\n", argv[1]);
+      else
+        std::fprintf(stderr, "ltt: '%s' is not a command: use check, mutants, golden, regress, verify, selftest, bench or simulate (ltt --help)\n", argv[1]);
       return 2;
     }
   }
@@ -552,13 +573,9 @@ int main(int argc, char** argv) {
             return fail(LTT_USAGE("--fit writes a machine file and simulates nothing: it does not take ", f,
                                   " (run ltt simulate --machine ", so_machine_out, " ", f, " ... afterwards)"));
         if (auto s = flags::writable_file("--machine-out", so_machine_out); !s.ok()) return fail(s.error());
-        std::vector<std::string> fit_files;
-        for (size_t a = 0, c;; a = c + 1) {
-          c = so_fit.find(',', a);
-          fit_files.push_back(so_fit.substr(a, c == std::string::npos ? std::string::npos : c - a));
-          if (fit_files.back().empty()) return fail(LTT_USAGE("--fit '", so_fit, "': an empty file name in the list"));
-          if (c == std::string::npos) break;
-        }
+        auto fit_list = flags::words("--fit", so_fit);  // the same file twice would count its GEMMs twice
+        if (!fit_list.ok()) return fail(fit_list.error());
+        const std::vector<std::string>& fit_files = *fit_list;
         if (auto s = flags::not_an_input("--machine-out", so_machine_out, fit_files); !s.ok()) return fail(s.error());
         // The first file fits the machine; the others (other T) add their shard GEMMs.
         std::optional<ltt::Machine> m;

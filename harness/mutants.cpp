@@ -16,6 +16,7 @@
 #include "outfile.hpp"
 #include "report.hpp"
 #include "table.hpp"
+#include "version.hpp"
 
 namespace ltt {
 
@@ -30,6 +31,57 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     c.caller = "mutants";
     LTT_TRY(run_check(c, comm).status());
   }
+  // The plan, before the first line: each mutant on the selected cases that
+  // can carry it. Below its least T the mutant is the correct code (or names a
+  // rank that is not there): those T are left out, and a mutant with no case
+  // left is said and skipped, not counted as missed.
+  struct Planned {
+    const MutantDef* d;
+    CheckOptions c;
+  };
+  std::vector<Planned> plan;
+  std::string skipped;  // mutants no selected case can carry
+  nlohmann::json jskipped = nlohmann::json::array();
+  std::string off_tiers;  // --only mutants none of whose tiers is selected
+  for (const MutantDef& d : mutants()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
+    if (o.backend == "cuda" && !gpu::supported_mutant(d.m)) {
+      if (!only.empty()) return LTT_USAGE("mutant '", d.name, "': the cuda backend cannot plant it");
+      continue;  // not a bug the GPU pipelines can carry (listed with --list)
+    }
+    CheckOptions c = o;
+    c.mutant = d.name;
+    c.quiet = true;
+    c.json.clear();
+    c.markdown.clear();
+    c.tiers.clear();
+    for (int tier : d.tiers)
+      if (std::find(o.tiers.begin(), o.tiers.end(), tier) != o.tiers.end()) c.tiers.push_back(tier);
+    if (c.tiers.empty()) {
+      off_tiers += cat(off_tiers.empty() ? "" : "; ", d.name, " acts on tier", d.tiers.size() > 1 ? "s " : " ", join(d.tiers, ","));
+      continue;
+    }
+    c.tp.clear();
+    for (int T : o.tp)
+      if (T >= d.min_tp) c.tp.push_back(T);
+    bool runnable = false;
+    for (int tier : c.tiers)
+      for (int T : c.tp)
+        for (int M : o.tokens.empty() ? default_tokens(1) : o.tokens)
+          runnable |= validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok();
+    if (!runnable) {
+      skipped += cat(skipped.empty() ? "" : "; ", d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
+      jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}});
+      continue;
+    }
+    plan.push_back({&d, std::move(c)});
+  }
+  if (plan.empty())
+    return LTT_USAGE("no mutant applies to the selected tiers and shapes",
+                     off_tiers.empty() ? "" : cat(" (--tier ", join(o.tiers, ","), ": ", off_tiers, ")"),
+                     skipped.empty() ? "" : cat(" (no selected case can carry ", skipped, ")"),
+                     ": select their tiers with --tier and shapes they apply to with --tp and --tokens");
+  if (!o.json.empty()) LTT_TRY(mark_unfinished("--json", o.json, unfinished_json("ltt mutants", o.command)));
   std::printf("# ltt mutants: each planted bug alone in the %s backend, judged by ltt check's checks\n"
               "# cases: dims H %d L %d, T %s, M %s, dists %s, reductions %s (each mutant on the tiers it applies to)\n",
               o.backend.c_str(), o.dims.H, o.dims.L, join(o.tp, ",").c_str(), join(o.tokens, ",").c_str(),
@@ -57,43 +109,12 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   }
   t.header();
   size_t missed = 0, gate_missed = 0, n = 0;
-  std::string skipped;  // mutants no selected case can carry
-  nlohmann::json jskipped = nlohmann::json::array();
   std::string why_missed;  // what cases would show the missed mutants that need particular ones
   std::string flagged;  // mutants some of whose cases look like missing rounding points (none expected)
   std::string flagged_product;  // mutants some of whose cases hold the GEMM's output rounded before the add (gemm-round-then-add alone expected)
   nlohmann::json jm = nlohmann::json::array();
-  for (const MutantDef& d : mutants()) {
-    if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
-    if (o.backend == "cuda" && !gpu::supported_mutant(d.m)) {
-      if (!only.empty()) return LTT_USAGE("mutant '", d.name, "': the cuda backend cannot plant it");
-      continue;  // not a bug the GPU pipelines can carry (listed with --list)
-    }
-    CheckOptions c = o;
-    c.mutant = d.name;
-    c.quiet = true;
-    c.json.clear();
-    c.markdown.clear();
-    c.tiers.clear();
-    for (int tier : d.tiers)
-      if (std::find(o.tiers.begin(), o.tiers.end(), tier) != o.tiers.end()) c.tiers.push_back(tier);
-    if (c.tiers.empty()) continue;
-    // Below its least T the mutant is the correct code (or names a rank that
-    // is not there): those T are left out, and a mutant with no case left
-    // is said and skipped, not counted as missed.
-    c.tp.clear();
-    for (int T : o.tp)
-      if (T >= d.min_tp) c.tp.push_back(T);
-    bool runnable = false;
-    for (int tier : c.tiers)
-      for (int T : c.tp)
-        for (int M : o.tokens.empty() ? default_tokens(1) : o.tokens)
-          runnable |= validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok();
-    if (!runnable) {
-      skipped += cat(skipped.empty() ? "" : "; ", d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
-      jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}});
-      continue;
-    }
+  for (const auto& [dp, c] : plan) {
+    const MutantDef& d = *dp;
     std::vector<CaseResult> res;
     auto r = run_check(c, comm, &res);
     if (!r.ok()) return r.error();
@@ -125,8 +146,6 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
                   {"gate_caught_cases", gate}, {"missing_rounding_points_cases", looks_unrounded},
                   {"product_rounded_first_cases", looks_product_rounded}, {"caught", ok}});
   }
-  if (n == 0)
-    return LTT_USAGE("no mutant applies to the selected tiers and shapes", skipped.empty() ? "" : cat(" (", skipped, ")"));
   if (!skipped.empty()) std::printf("# not run, no selected case can carry them: %s\n", skipped.c_str());
   std::printf("# Mutants caught : %zu of %zu %s\n", n - missed, n, missed == 0 ? "OK" : "FAILED");
   if (!why_missed.empty()) std::printf("# the selected cases cannot show every mutant:\n%s", why_missed.c_str());
@@ -138,7 +157,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
               flagged_product.empty() ? "no mutant" : flagged_product.c_str());
   if (!o.json.empty()) {
     const std::string text =
-        nlohmann::json{{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped}}
+        nlohmann::json{{"ltt_version", kVersion}, {"command", o.command}, {"finished", true}, {"mutants", jm},
+                       {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped}}
             .dump(2) +
         "\n";
     if (auto s = write_text_file("--json", o.json, text); !s.ok()) {

@@ -114,4 +114,11 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   return {};
 }
 
+Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text) {
+  if (own_descriptor(path)) return {};
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return {};
+  return write_text_file(flag, path, text);
+}
+
 }  // namespace ltt

@@ -19,6 +19,14 @@ namespace ltt {
 // the OS's reason.
 Status write_text_file(const std::string& flag, const std::string& path, const std::string& text);
 
+// Before a run that can end without returning (the watchdog, a crash, an
+// early exit): a report file it will write is replaced at once, through
+// write_text_file, by `text`, a note that the run has not finished, so that an
+// earlier run's report at that path is never read as this run's verdict. A
+// descriptor (own_descriptor), a device or a FIFO is left alone: its reader
+// would take the note for the report.
+Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text);
+
 // The descriptor a path names in this process: `-` and /dev/stdout 1,
 // /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N. write_text_file writes such
 // a report to the descriptor itself, after what stdio holds: a report sent to

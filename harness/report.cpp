@@ -13,6 +13,7 @@
 #include "html.hpp"
 #include "outfile.hpp"
 #include "inputs.hpp"
+#include "version.hpp"
 
 namespace ltt {
 
@@ -213,7 +214,7 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
           {"dist", name(p.dist)},
           {"algo", name(c.algo)},
           {"rmsnorm_order", name(c.norm)},
-          {"ltt_version", "0.1.0"}};
+          {"ltt_version", kVersion}};
 }
 
 Report::Report(const CheckOptions& o, int processes, std::string title)
@@ -224,6 +225,30 @@ Report::Report(const CheckOptions& o, int processes, std::string title)
               {"steps", "bf16", 5}, {"amb", "%", 6}, {"max", "err/bnd", 8}, {"ulp0", "elems", 8}, {"ulp1", "elems", 7},
               {"ulp2", "elems", 5}, {"ulp3+", "elems", 5}, {"ranks", "", 5}, {"rerun", "", 5}, {"gate", "fails", 6},
               {"time", "s", 6}, {"ok", "", 4}}) {}
+
+std::string unfinished_note(const std::string& title, const std::string& command) {
+  return cat(title, " has not finished this report: the run is still going, or it ended without writing it (a hang, a "
+             "crash or an early exit: its stderr names the rank and the stage). There is no verdict here. Command: ", command);
+}
+
+std::string unfinished_json(const std::string& title, const std::string& command) {
+  return nlohmann::json{{"ltt_version", kVersion}, {"command", command}, {"finished", false},
+                        {"note", unfinished_note(title, command)}}
+             .dump(2) +
+         "\n";
+}
+
+Status Report::claim() const {
+  const std::string note = unfinished_note(title_, o_.command);
+  if (!o_.json.empty()) LTT_TRY(mark_unfinished("--json", o_.json, unfinished_json(title_, o_.command)));
+  if (!o_.markdown.empty()) LTT_TRY(mark_unfinished("--markdown", o_.markdown, cat("### ", title_, ": did not finish\n\n", note, "\n")));
+  if (!o_.html.empty())
+    LTT_TRY(mark_unfinished("--html", o_.html,
+                            cat("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", html_escape(title_),
+                                ": did not finish</title></head>\n<body><h1>", html_escape(title_), ": did not finish</h1>\n<p>",
+                                html_escape(note), "</p></body></html>\n")));
+  return {};
+}
 
 void Report::header() {
   if (title_ == "ltt check")
@@ -335,8 +360,9 @@ Status Report::finish(double wall_seconds) {
 
   if (!o_.json.empty()) {
     nlohmann::json j;
-    j["ltt_version"] = "0.1.0";
+    j["ltt_version"] = kVersion;
     j["command"] = o_.command;
+    j["finished"] = true;
     j["backend"] = o_.backend;
     j["processes"] = processes_;
     if (processes_ > 1 && o_.backend == "cuda") {

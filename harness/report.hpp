@@ -146,9 +146,21 @@ void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other);
 // __metadata__ of a case file (DESIGN.md section 6).
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c);
 
+// The placeholder a report file holds while its run is on (mark_unfinished):
+// the note, and the JSON {"ltt_version", "command", "finished": false, "note"}
+// (no "cases", no "summary": a reader cannot take it for a verdict). Every
+// finished JSON report says "finished": true.
+std::string unfinished_note(const std::string& title, const std::string& command);
+std::string unfinished_json(const std::string& title, const std::string& command);
+
 class Report {
  public:
   Report(const CheckOptions& o, int processes, std::string title = "ltt check");
+  // Each report file (--json, --markdown, --html) replaced by the note that
+  // the run has not finished (mark_unfinished), before the first case runs:
+  // finish() writes the reports over it; a run ended by the watchdog or a
+  // crash leaves the note.
+  Status claim() const;
   void header();
   void add(const CaseResult& r);
   void keep(const CaseResult& r) { results_.push_back(r); }  // recorded, not printed

@@ -140,7 +140,9 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
              {"gemm_floor_us", &m.gemm_floor_us}, {"gemm_mem_eff", &m.gemm_mem_eff}, {"gemm_TFLOPs", &m.gemm_TFLOPs},
              {"link_GBps", &m.link_GBps}, {"link_us", &m.link_us}, {"nccl_us", &m.nccl_us}, {"net_GBps", &m.net_GBps},
              {"net_us", &m.net_us}}) {
-      if (!j.contains(key) || !j[key].is_number()) return LTT_USAGE(path, ": the machine file lacks the number '", key, "'");
+      if (!j.contains(key))
+        return LTT_USAGE(path, ": the machine file lacks the number '", key, "' (ltt bench --machine-out writes a whole one)");
+      if (!j[key].is_number()) return LTT_USAGE(path, ": '", key, "' is ", j[key].dump(), ", not a number");
       *field = j[key].get<double>();
       if (!(*field > 0) || !std::isfinite(*field)) return LTT_USAGE(path, ": '", key, "' must be a finite number > 0");
     }

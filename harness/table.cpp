@@ -40,16 +40,28 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Progress::Progress(size_t total) : total_(total), t0_(now_seconds()), tty_(isatty(STDERR_FILENO) != 0) {}
+Progress::Progress(size_t total) : total_(total), t0_(now_seconds()), last_(t0_), tty_(isatty(STDERR_FILENO) != 0) {}
+
+void Progress::show(const std::string& what, bool with_left, double min_gap) {
+  const double t = now_seconds();
+  if (t - last_ < min_gap) return;
+  last_ = t;
+  const double el = t - t0_;
+  const double left = done_ ? el / static_cast<double>(done_) * static_cast<double>(total_ - done_) : 0;
+  char head[96];
+  if (with_left && done_) std::snprintf(head, sizeof head, "[%zu/%zu] %.1f s elapsed, ~%.1f s left", done_, total_, el, left);
+  else std::snprintf(head, sizeof head, "[%zu/%zu] %.1f s elapsed", done_, total_, el);
+  if (tty_) std::fprintf(stderr, "\r\033[K%s  %s", head, what.c_str());
+  else std::fprintf(stderr, "ltt: %s: %s\n", head, what.c_str());
+  std::fflush(stderr);
+}
 
 void Progress::step(const std::string& what) {
   ++done_;
-  if (!tty_) return;
-  const double el = now_seconds() - t0_;
-  const double left = done_ ? el / static_cast<double>(done_) * static_cast<double>(total_ - done_) : 0;
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %.1f s elapsed, ~%.1f s left  %s", done_, total_, el, left, what.c_str());
-  std::fflush(stderr);
+  show(what, true, tty_ ? 0.0 : 60.0);
 }
+
+void Progress::within(const std::string& what) { show(what, false, tty_ ? 0.25 : 60.0); }
 
 void Progress::done() {
   if (tty_) std::fprintf(stderr, "\r\033[K");

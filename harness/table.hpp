@@ -28,16 +28,25 @@ class Table {
 
 std::string fmt(const char* f, double v);  // printf-style, one number
 
-// Progress on stderr when it is a terminal: "[12/40] 3.1 s elapsed, ~7.2 s left".
+// Progress on stderr: on a terminal one line rewritten in place, "[12/40]
+// 3.1 s elapsed, ~7.2 s left  tier 1 T 8 M 5 realistic"; elsewhere (a log, a
+// pipe) a line of its own at most once a minute, so a long run shows it is
+// alive without filling the log.
 class Progress {
  public:
   explicit Progress(size_t total);
+  // One of the `total` steps is done.
   void step(const std::string& what);
+  // Inside a long step (a case's variants or cuBLAS algorithms): what it is
+  // doing now, e.g. "tier 1 T 8 M 5 realistic: variant 512 of 100000"; shown
+  // at most 4 times a second on a terminal.
+  void within(const std::string& what);
   void done();
 
  private:
+  void show(const std::string& what, bool with_left, double min_gap);
   size_t total_, done_ = 0;
-  double t0_;
+  double t0_, last_ = 0;
   bool tty_;
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <span>
 
 #include "casefile.hpp"
 #include "reference.hpp"
@@ -104,10 +105,46 @@ Result<std::vector<std::string>> safetensors_in(const std::string& flag, const s
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".safetensors") names.push_back(it->path().filename().string());
+    if (it->path().extension() == ".safetensors") {
+      std::error_code dec;
+      if (it->is_directory(dec))
+        return LTT_USAGE(flag, " ", dir, ": ", it->path().filename().string(),
+                         " is a directory named like a case file: rename it or move it out");
+      names.push_back(it->path().filename().string());
+    }
   if (ec) return LTT_USAGE(flag, " ", dir, ": cannot list the directory: ", ec.message());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Which of a case's inputs differ from what its metadata's seed and
+// distribution generate (a diagnosis for a case whose expected output does not
+// fit its inputs): "; routed.rank0 differs from what seed 0 realistic
+// generates, first at [4, 3]", or "" when none does.
+std::string edited_inputs(const Inputs& in) {
+  const Inputs gen = generate_inputs(in.p);
+  auto first_diff = [](const MatrixB& a, const MatrixB& b) -> long {
+    if (a.rows != b.rows || a.cols != b.cols) return 0;
+    for (size_t e = 0; e < a.v.size(); ++e)
+      if (a.v[e].bits != b.v[e].bits) return static_cast<long>(e);
+    return -1;
+  };
+  std::vector<std::string> named;
+  auto look = [&](const std::string& name, const MatrixB& a, const MatrixB& b) {
+    const long e = first_diff(a, b);
+    if (e >= 0) named.push_back(cat(name, " first at [", e / a.cols, ", ", e % a.cols, "]"));
+  };
+  for (int r = 0; r < in.p.T; ++r) {
+    look(cat("routed.rank", r), in.R[static_cast<size_t>(r)], gen.R[static_cast<size_t>(r)]);
+    look(cat("shared.rank", r), in.S[static_cast<size_t>(r)], gen.S[static_cast<size_t>(r)]);
+  }
+  look("norm_weight", in.g, gen.g);
+  look("up_weight", in.W, gen.W);
+  if (named.empty()) return {};
+  const size_t shown = std::min<size_t>(named.size(), 4);
+  return cat(" (inputs unlike those seed ", in.p.seed, " ", name(in.p.dist), " generates: ",
+             join(std::span(named).first(shown), "; "), named.size() > shown ? cat("; ", named.size() - shown, " more") : "",
+             ")");
 }
 
 }  // namespace
@@ -153,6 +190,7 @@ Result<int> run_verify(const VerifyOptions& o) {
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
+  LTT_TRY(report.claim());  // a case refused part way (exit 2) leaves "did not finish", not an earlier run's report
   if (!unmatched.empty()) {
     report.note(cat("not checked: ", unmatched.size(), " output file(s) in ", o.output_path, " with no case of their name in ",
                     o.case_path, ": ", join(unmatched)));
@@ -197,8 +235,8 @@ Result<int> run_verify(const VerifyOptions& o) {
                            n, " of ", want.v.size(), " elements lie outside their admissible sets, the first at [",
                            first / c.in.p.H, ", ", first % c.in.p.H, "] (", to_double(want.v[static_cast<size_t>(first)]),
                            " in the file, the set [", adm.lo.data()[first], ", ", adm.hi.data()[first],
-                           "]): the file was edited or made by another ltt; make it again with ltt golden "
-                           "(ltt regress DIR checks a golden set)");
+                           "]): the file was edited or made by another ltt", edited_inputs(c.in),
+                           "; make it again with ltt golden (ltt regress DIR checks a golden set)");
       } else {  // an output of a tier the case file does not cover: judged against a fresh emulated reference
         auto y = ref.emulated(tier, contract);
         if (!y.ok()) return y.error();

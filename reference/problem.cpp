@@ -44,8 +44,11 @@ Result<Dims> parse_dims(const std::string& s) {
     std::string a = s.substr(0, comma), b = s.substr(comma + 1);
     long h = std::strtol(a.c_str(), &end1, 10);
     long l = std::strtol(b.c_str(), &end2, 10);
-    if (!a.empty() && !b.empty() && *end1 == 0 && *end2 == 0 && h > 0 && l > 0 && h <= (1 << 20) && l <= (1 << 20))
+    const bool numbers = !a.empty() && !b.empty() && *end1 == 0 && *end2 == 0 && a[0] != '-' && b[0] != '-';
+    if (numbers && h > 0 && l > 0 && h <= (1 << 20) && l <= (1 << 20))
       return Dims{static_cast<int>(h), static_cast<int>(l)};
+    if (numbers && h > 0 && l > 0)  // strtol saturates past long: still too large
+      return LTT_USAGE("dims '", s, "': H and L are at most 1048576 each (k3 is 7168,3584)");
   }
   return LTT_USAGE("dims '", s, "' not understood: use k3 (H 7168, L 3584), small (H 256, L 128) or H,L with positive integers (e.g. 1024,512)");
 }

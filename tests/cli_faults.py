@@ -80,7 +80,10 @@ if cls == "aborts":
     open("a_file", "w").write("x")
     plant = SMALL + ["--tp", "8", "--tokens", "33", "--tier", "2", "--dist", "realistic", "--plant", "shard-off-by-one"]
     refused(["check", *plant, "--dump-dir", "a_file/sub"], "a_file is a file, not a directory")
-    refused(["check", *plant, "--dump-dir", "/proc/ltt-no-such-dir"], "--dump-dir /proc/ltt-no-such-dir: cannot create")
+    # A dump folder that cannot be made loses the case file, not the verdict: exit 1 (the case failed), said.
+    r = refused(["check", *plant, "--dump-dir", "/proc/ltt-no-such-dir"], "--dump-dir /proc/ltt-no-such-dir: cannot create", code=1)
+    expect("no case file for this failure (its verdict stands)" in r.stderr and "# 1 case, 1 failed" in r.stdout,
+           "a dump folder that cannot be made: the verdict printed, the lost file said", r)
     # Sizes that cannot fit: refused up front with the figure, in every subcommand that allocates.
     for sub in (["check"], ["selftest"], ["golden", "--out", "big"], ["check", "--invariance"]):
         refused([*sub, *SMALL, "--tokens", "99999999"], "of memory and")
@@ -145,7 +148,12 @@ elif cls == "lists":
     refused(["selftest", "--tokens", "1,"], "--tokens '1,': item 2 is empty")
     refused(["selftest", "--tokens", ""], "--tokens is empty")
     refused(["selftest", "--tokens", "1", "--tokens", "2"], "--tokens is given twice: give it once")
-    refused(["selftest", "--tokens", "5,5"], "--tokens '5,5': a value is given twice")
+    refused(["selftest", "--tokens", "5,5"], "--tokens '5,5': 5 is given twice")
+    refused(["selftest", "--dist", "exact,realistic,exact"], "--dist 'exact,realistic,exact': exact is given twice")
+    refused(["selftest", "--dist", "all,realistic"], "'all' stands alone")
+    refused(["selftest", "--dims", "100000000,8"], "H and L are at most 1048576 each")
+    refused(["mutants", "--only", ","], "--only ',': item 1 is empty (a stray comma?)")
+    refused(["simulate", "--fit", "b.json,b.json", "--machine-out", "m.json"], "--fit 'b.json,b.json': b.json is given twice")
     refused(["selftest", "--tp", "8,x"], "--tp '8,x': 'x' is not an integer")
     refused(["selftest", "--tp", "8", "extra"], "argument was not expected: extra")
     refused(["check", "--algo", ""], "--algo '' not understood")
@@ -157,6 +165,9 @@ elif cls == "lists":
     refused(["check", "--gemm-algos", "heuristic"], "--gemm-algos 'heuristic': use all, listed, split-k or indices")
     refused(["check", "--gemm-algos", ""], "--gemm-algos '': use all, listed, split-k or indices")
     refused(["foo"], "'foo' is not a command")
+    refused(["--foo"], "'--foo' comes before any command")
+    r = run([ltt, "--version"])
+    expect(r.returncode == 0 and r.stdout.startswith("ltt "), "ltt --version prints the version", r)
 
 elif cls == "outputs":
     # An output path that cannot be written is found before the work: nothing runs.
@@ -384,8 +395,10 @@ elif cls == "robust":
     refused(["check", "--timeout", "1e-9"], "--timeout '1e-9' is out of range")
     refused(["check", "--tp", "99999999999999999999"], "is out of range")
     # 8. A dump that process 0 alone fails to write (its name taken by a
-    #    folder) ends every process with exit 2 at once; the others used to
-    #    wait in the next collective until the watchdog.
+    #    folder) loses that file, not the run: every process ends at once
+    #    with the case's exit 1, the table and verdict printed, the reason
+    #    said once (the others used to wait in the next collective until the
+    #    watchdog; later the run stopped with exit 2 and no verdict).
     os.makedirs("late", exist_ok=True)
     plant = [*SMALL, "--tp", "8", "--tokens", "33", "--tier", "2", "--dist", "realistic", "--plant", "shard-off-by-one"]
     r = run(MPI + ["-np", "2", ltt, "check", *plant, "--dump-dir", "late"], timeout=90)
@@ -395,9 +408,10 @@ elif cls == "robust":
         os.remove(os.path.join("late", names[0]))
         os.makedirs(os.path.join("late", names[0]))
         r = run(MPI + ["-np", "2", ltt, "check", *plant, "--dump-dir", "late"], timeout=90)
-        expect(r.returncode == 2 and "cannot rename" in r.stderr and "process 0" in r.stderr and r.seconds < 60
-               and "process 0 stopped the run" not in r.stderr, f"mpirun -np 2: a dump process 0 cannot write: exit 2 at once "
-               f"({r.seconds:.1f} s), its reason said once", r)
+        expect(r.returncode == 1 and "cannot rename" in r.stderr and r.stderr.count("no case file for this failure") == 1
+               and "# 1 case, 1 failed" in r.stdout and r.seconds < 60 and "process 0 stopped the run" not in r.stderr,
+               f"mpirun -np 2: a dump process 0 cannot write: exit 1 at once ({r.seconds:.1f} s), the verdict printed, "
+               f"its reason said once", r)
     # 9. Reports never go into an input folder: a golden set's manifest, its case files, outputs found by name.
     gdir = os.path.dirname(a_case("set9"))
     before = {f: sha(os.path.join(gdir, f)) for f in os.listdir(gdir)}
@@ -491,6 +505,42 @@ elif cls == "robust":
     r = run([ltt, "regress", cdir])
     expect(r.returncode == 1 and "bytes, the manifest says" in r.stdout, "a manifest's wrong size is drift", r)
     json.dump(good, open(mf, "w"))
+    # 15. Found by the twenty-sixth session's review acting as a new user.
+    # A run the watchdog ends leaves "did not finish" in its reports, not the earlier run's pass.
+    base15 = [*SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--dist", "realistic"]
+    r = run([ltt, "check", *base15, "--json", "r15.json", "--markdown", "r15.md"])
+    j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
+    expect(r.returncode == 0 and j.get("finished") is True and j.get("summary", {}).get("failed") == 0, "a finished report", r)
+    r = run([ltt, "check", *base15, "--json", "r15.json", "--markdown", "r15.md", "--inject", "hang", "--timeout", "2"], timeout=60)
+    j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
+    expect(r.returncode == 1 and j.get("finished") is False and "cases" not in j and "summary" not in j
+           and "did not finish" in open("r15.md").read(), f"a hung run's reports say it did not finish: {j}", r)
+    r = run([ltt, "verify", "--case", "edited.safetensors", "--output", "out10.safetensors", "--json", "r15.json"])
+    j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
+    expect(r.returncode == 2 and j.get("finished") is False, "verify refused part way: its report says it did not finish", r)
+    # A tier asked for where it does not apply is said, not dropped unseen.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5,129", "--tier", "0,1", "--dist", "realistic"])
+    expect(r.returncode == 0 and "tier 0 skipped at T 8 M 129 (it needs T >= 2 and 1 <= M <= 128)" in r.stderr
+           and "# 3 cases, 0 failed" in r.stdout, "check: tier 0 at M 129 said skipped", r)
+    r = run([ltt, "golden", "--out", "g15", *SMALL, "--tp", "8", "--tokens", "129", "--tier", "0,1", "--dist", "realistic"])
+    expect(r.returncode == 0 and "ltt golden: tier 0 skipped at T 8 M 129" in r.stderr, "golden: tier 0 at M 129 said skipped", r)
+    # Batch invariance at one M compares nothing, and says so.
+    r = run([ltt, "check", "--invariance", *base15, "--json", "i15.json"])
+    b = json.load(open("i15.json"))["invariance"]["batch"] if os.path.exists("i15.json") else []
+    expect(r.returncode == 0 and len(b) == 1 and b[0]["batch_invariant"] is None and b[0]["rows_compared"] == 0
+           and "comparing needs two" in r.stdout, f"--invariance at one M: no batch claim ({b})", r)
+    # A case whose inputs were edited: the edited tensor is named.
+    t = dict(t10)
+    d, sh, raw = t["routed.rank0"]
+    raw = bytearray(raw)
+    struct.pack_into("<H", raw, 2 * (2 * sh[1] + 3), 0x7fc0)
+    t["routed.rank0"] = (d, sh, bytes(raw))
+    stfile.write("edin.safetensors", t, m10)
+    refused(["verify", "--case", "edin.safetensors", "--output", "out10.safetensors"], "routed.rank0 first at [2, 3]")
+    # regress says why it cannot read a manifest; mutants that no selected tier carries are refused before any line.
+    refused(["regress", "no-such-set"], "cannot read the manifest: No such file or directory")
+    r = refused(["mutants", *SMALL, "--only", "lamport-stale", "--tier", "1"], "lamport-stale acts on tier 0")
+    expect(r.stdout == "", "mutants refused before its header", r)
 else:
     sys.exit(f"unknown class {cls}")
 
