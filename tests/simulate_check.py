@@ -140,7 +140,10 @@ for fit in ("tp0.json", "in8.json,tp0.json"):
     expect(r.returncode == 2 and "--fit tp0.json: not ltt bench figures: a gemm-shard row has tp 0" in r.stderr
            and not os.path.exists("fo.json"), f"--fit {fit}: a gemm-shard row at T 0", r)
 r = run("--fit", "in8.json,", "--machine-out", "fo.json")
-expect(r.returncode == 2 and "an empty file name" in r.stderr, "--fit with an empty name", r)
+expect(r.returncode == 2 and "--fit 'in8.json,': item 2 is empty" in r.stderr, "--fit with an empty name", r)
+r = run("--fit", "in8.json,in8.json", "--machine-out", "fo.json")
+expect(r.returncode == 2 and "in8.json is given twice" in r.stderr and not os.path.exists("fo.json"),
+       "--fit with a file twice (its GEMMs would count twice)", r)
 r = run("--fit", "in8.json", "--machine-out", "fo.json", "--json", "x.json")
 expect(r.returncode == 2 and "does not take --json" in r.stderr, "--fit with --json (it would be ignored)", r)
 r = run("--machine-out", "fo.json")
