@@ -233,7 +233,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         if (!set.tiers.empty()) sets.push_back(set);
       }
     }
-  if (sets.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (tier 0 needs T >= 2 and M <= 128)");
+  if (sets.empty()) return LTT_USAGE("no case to run: every selected tier refuses every selected shape (", kTier0Applies, ")");
   if (const MutantDef* d = mutant_def) {  // a mutant no selected case carries would pass unseen: refused, as ltt mutants skips it
     bool carried = false;
     for (const auto& set : sets)
@@ -254,15 +254,24 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
 
   Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   Report report(o, P);
-  if (root && !o.quiet) {
-    LTT_TRY(report.claim());  // a run the watchdog ends leaves "did not finish", not an earlier run's report
-    report.header();
+  // A run the watchdog ends leaves "did not finish" in its reports, not an
+  // earlier run's. A claim that fails ends every process (the others would
+  // wait in the first collective), said by process 0 alone.
+  Status claimed;
+  if (root && !o.quiet) claimed = report.claim();
+  if (P > 1) {
+    int code = claimed.ok() ? 0 : static_cast<int>(claimed.error().code);
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    if (code != 0 && !root) return LTT_USAGE("process 0 stopped the run: its message says why");
   }
+  LTT_TRY(claimed);
+  if (root && !o.quiet) report.header();
   // Fake ranks keep one communicator per T for the whole run, as a real
   // job keeps its buffers (tier 0's Lamport buffers rotate across cases).
   std::map<int, std::unique_ptr<Comm<EmulatedArith>>> comms;
   Progress prog(n_cases);
   size_t failed = 0;
+  size_t dumps_lost = 0;  // failing cases whose --dump-dir file could not be written (the first said at once)
   std::unique_ptr<Inputs> weights;  // g and W, shared by cases of the same dims, seed and dist family
   std::unique_ptr<MatF> Wf, gf;
 
@@ -501,9 +510,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             Status w = ec ? LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message())
                           : write_safetensors(file, st);
             if (w.ok()) res.dump = file;
-            else
-              std::fprintf(stderr, "ltt: %s: no case file for this failure (its verdict stands): %s (make room there, or give "
-                           "another --dump-dir)\n", name_case.c_str(), w.error().describe().c_str());
+            else if (dumps_lost++ == 0)
+              std::fprintf(stderr, "ltt: %s: no case file for this failure (its verdict stands; make room in --dump-dir or "
+                           "give another): %s\n", name_case.c_str(), w.error().describe().c_str());
           }
         }
         if (!res.ok) {
@@ -559,6 +568,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   }
   }
   prog.done();
+  if (dumps_lost > 1)
+    std::fprintf(stderr, "ltt: %zu failing cases in all have no case file in --dump-dir %s\n", dumps_lost, o.dump_dir.c_str());
   if (root && !o.quiet) {
     // A report that cannot be written is an error, but a numerical failure's
     // exit code 1 wins over it: both are printed.

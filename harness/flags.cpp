@@ -336,7 +336,7 @@ void Skipped::say(const char* caller) const {
     for (size_t i = 0; i < shown; ++i) at += cat(i ? ", " : "", "T ", shapes[i].first, " M ", shapes[i].second);
     if (shapes.size() > shown) at += cat(", ... (", shapes.size(), " shapes)");
     std::fprintf(stderr, "ltt %s: tier %d skipped at %s (%s)\n", caller, tier, at.c_str(),
-                 tier == 0 ? "it needs T >= 2 and 1 <= M <= 128" : "it does not apply there");
+                 tier == 0 ? kTier0Applies : "it does not apply there");
   }
 }
 

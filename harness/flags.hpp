@@ -66,7 +66,7 @@ Status fits_in_memory(const std::vector<Problem>& cases, const char* what, const
 // The shapes where a selected tier does not apply (tier 0 at T 1 or past M
 // 128), which a run skips: said on stderr, one line per tier, so that a tier
 // asked for is never dropped unseen. "ltt check: tier 0 skipped at T 8 M 129,
-// T 16 M 129 (it needs T >= 2 and 1 <= M <= 128)".
+// T 16 M 129 (tier 0 needs T >= 2 and M <= 128)".
 class Skipped {
  public:
   void add(int tier, const Problem& p);

@@ -358,7 +358,7 @@ Result<int> run_golden(const GoldenOptions& o) {
         sets.push_back({p, std::move(tiers), std::move(file), std::move(metadata)});
       }
   if (sets.empty())
-    return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes (tier 0 needs T >= 2 and M <= 128)");
+    return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes (", kTier0Applies, ")");
   skipped.say("golden");
   // A name determines its contents: refuse any clash before writing anything.
   for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));

@@ -18,7 +18,6 @@
 #include "table.hpp"
 #include "flags.hpp"
 #include "watchdog.hpp"
-#include "version.hpp"
 #include "report.hpp"
 
 namespace ltt {
@@ -112,9 +111,9 @@ Result<int> run_invariance(const CheckOptions& o) {
         }
     }
   if (runnable == 0)
-    return LTT_USAGE("--invariance: nothing to run: no selected tier applies at any selected M (tier 0 needs T >= 2 and M <= 128)");
+    return LTT_USAGE("--invariance: nothing to run: no selected tier applies at any selected M (", kTier0Applies, ")");
   LTT_TRY(flags::fits_in_memory(largest, "check --invariance"));
-  if (!o.json.empty()) LTT_TRY(mark_unfinished("--json", o.json, unfinished_json("ltt check --invariance", o.command)));
+  LTT_TRY(claim_json(o.json, "ltt check --invariance", o.command));
   Watchdog dog(o.timeout, "process 0 of 1");
   size_t nondeterministic = 0;
   nlohmann::json jb = nlohmann::json::array(), js = nlohmann::json::array(), jt = nlohmann::json::array();
@@ -258,12 +257,9 @@ Result<int> run_invariance(const CheckOptions& o) {
   std::printf("# Non-deterministic runs : %zu %s\n", nondeterministic, nondeterministic == 0 ? "OK" : "FAILED");
   std::printf("# wall %.1f s\n", now_seconds() - wall0);
   if (!o.json.empty()) {
-    LTT_TRY(write_text_file("--json", o.json,
-                            nlohmann::json{{"ltt_version", kVersion}, {"command", o.command}, {"finished", true},
-                                           {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}},
-                                           {"nondeterministic_runs", nondeterministic}}
-                                    .dump(2) +
-                                "\n"));
+    nlohmann::json j = report_head(o.command);
+    j.update({{"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}}, {"nondeterministic_runs", nondeterministic}});
+    LTT_TRY(write_text_file("--json", o.json, j.dump(2) + "\n"));
   }
   return nondeterministic == 0 ? 0 : 1;
 }

@@ -53,9 +53,6 @@ namespace {
 
 namespace flags = ltt::flags;
 
-// Registers `name` on `app`: one value (a second occurrence is refused), read
-// by `parse(name, text)` into `target`; a refused value ends the parse with
-// the parser's message.
 template <class T>
 struct IsList : std::false_type {};
 template <class T>
@@ -74,6 +71,9 @@ const char* value_kind() {
   else return "NAME";
 }
 
+// Registers `name` on `app`: one value (a second occurrence is refused), read
+// by `parse(name, text)` into `target`; a refused value ends the parse with
+// the parser's message.
 template <class T, class Parse>
 CLI::Option* add(CLI::App* app, const std::string& name, T& target, Parse parse, const std::string& help) {
   auto* opt = app->add_option_function<std::string>(

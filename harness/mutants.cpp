@@ -16,7 +16,6 @@
 #include "outfile.hpp"
 #include "report.hpp"
 #include "table.hpp"
-#include "version.hpp"
 
 namespace ltt {
 
@@ -81,7 +80,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
                      off_tiers.empty() ? "" : cat(" (--tier ", join(o.tiers, ","), ": ", off_tiers, ")"),
                      skipped.empty() ? "" : cat(" (no selected case can carry ", skipped, ")"),
                      ": select their tiers with --tier and shapes they apply to with --tp and --tokens");
-  if (!o.json.empty()) LTT_TRY(mark_unfinished("--json", o.json, unfinished_json("ltt mutants", o.command)));
+  LTT_TRY(claim_json(o.json, "ltt mutants", o.command));
   std::printf("# ltt mutants: each planted bug alone in the %s backend, judged by ltt check's checks\n"
               "# cases: dims H %d L %d, T %s, M %s, dists %s, reductions %s (each mutant on the tiers it applies to)\n",
               o.backend.c_str(), o.dims.H, o.dims.L, join(o.tp, ",").c_str(), join(o.tokens, ",").c_str(),
@@ -156,11 +155,9 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   std::printf("# said to hold the GEMM's output rounded before its addend was added: %s\n",
               flagged_product.empty() ? "no mutant" : flagged_product.c_str());
   if (!o.json.empty()) {
-    const std::string text =
-        nlohmann::json{{"ltt_version", kVersion}, {"command", o.command}, {"finished", true}, {"mutants", jm},
-                       {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped}}
-            .dump(2) +
-        "\n";
+    nlohmann::json j = report_head(o.command);
+    j.update({{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped}});
+    const std::string text = j.dump(2) + "\n";
     if (auto s = write_text_file("--json", o.json, text); !s.ok()) {
       // A missed mutant's exit 1 wins over the report's exit 2; both are said.
       if (missed == 0) return s.error();

@@ -231,16 +231,22 @@ std::string unfinished_note(const std::string& title, const std::string& command
              "crash or an early exit: its stderr names the rank and the stage). There is no verdict here. Command: ", command);
 }
 
-std::string unfinished_json(const std::string& title, const std::string& command) {
-  return nlohmann::json{{"ltt_version", kVersion}, {"command", command}, {"finished", false},
-                        {"note", unfinished_note(title, command)}}
-             .dump(2) +
-         "\n";
+Status claim_json(const std::string& path, const std::string& title, const std::string& command) {
+  if (path.empty()) return {};
+  return mark_unfinished("--json", path,
+                         nlohmann::json{{"ltt_version", kVersion}, {"command", command}, {"finished", false},
+                                        {"note", unfinished_note(title, command)}}
+                                 .dump(2) +
+                             "\n");
+}
+
+nlohmann::json report_head(const std::string& command) {
+  return {{"ltt_version", kVersion}, {"command", command}, {"finished", true}};
 }
 
 Status Report::claim() const {
   const std::string note = unfinished_note(title_, o_.command);
-  if (!o_.json.empty()) LTT_TRY(mark_unfinished("--json", o_.json, unfinished_json(title_, o_.command)));
+  LTT_TRY(claim_json(o_.json, title_, o_.command));
   if (!o_.markdown.empty()) LTT_TRY(mark_unfinished("--markdown", o_.markdown, cat("### ", title_, ": did not finish\n\n", note, "\n")));
   if (!o_.html.empty())
     LTT_TRY(mark_unfinished("--html", o_.html,
@@ -359,10 +365,7 @@ Status Report::finish(double wall_seconds) {
   }
 
   if (!o_.json.empty()) {
-    nlohmann::json j;
-    j["ltt_version"] = kVersion;
-    j["command"] = o_.command;
-    j["finished"] = true;
+    nlohmann::json j = report_head(o_.command);
     j["backend"] = o_.backend;
     j["processes"] = processes_;
     if (processes_ > 1 && o_.backend == "cuda") {

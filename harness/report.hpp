@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "check.hpp"
 #include "admissible.hpp"
 #include "bounds.hpp"
@@ -148,10 +150,13 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
 
 // The placeholder a report file holds while its run is on (mark_unfinished):
 // the note, and the JSON {"ltt_version", "command", "finished": false, "note"}
-// (no "cases", no "summary": a reader cannot take it for a verdict). Every
-// finished JSON report says "finished": true.
+// (no "cases", no "summary": a reader cannot take it for a verdict).
 std::string unfinished_note(const std::string& title, const std::string& command);
-std::string unfinished_json(const std::string& title, const std::string& command);
+// --json's placeholder written at `path` (nothing when `path` is empty).
+Status claim_json(const std::string& path, const std::string& title, const std::string& command);
+// The fields every finished JSON report of check, verify and mutants opens
+// with: {"ltt_version", "command", "finished": true}.
+nlohmann::json report_head(const std::string& command);
 
 class Report {
  public:

@@ -230,7 +230,13 @@ Result<SafeTensors> read_safetensors(const std::string& path) {
   int err = std::ferror(f) ? errno : 0;
   std::fclose(f);
   if (err) return LTT_USAGE(path, ": cannot read: ", std::strerror(err));
-  return parse_safetensors(path, buf.data(), buf.size());
+  auto st = parse_safetensors(path, buf.data(), buf.size());
+  if (!st.ok()) {  // what to do, after what is wrong
+    Error e = st.error();
+    e.message += ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)";
+    return e;
+  }
+  return st;
 }
 
 #define BAD(...) LTT_USAGE(where, ": ", __VA_ARGS__)

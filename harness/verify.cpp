@@ -123,15 +123,9 @@ Result<std::vector<std::string>> safetensors_in(const std::string& flag, const s
 // generates, first at [4, 3]", or "" when none does.
 std::string edited_inputs(const Inputs& in) {
   const Inputs gen = generate_inputs(in.p);
-  auto first_diff = [](const MatrixB& a, const MatrixB& b) -> long {
-    if (a.rows != b.rows || a.cols != b.cols) return 0;
-    for (size_t e = 0; e < a.v.size(); ++e)
-      if (a.v[e].bits != b.v[e].bits) return static_cast<long>(e);
-    return -1;
-  };
   std::vector<std::string> named;
   auto look = [&](const std::string& name, const MatrixB& a, const MatrixB& b) {
-    const long e = first_diff(a, b);
+    const long e = a.rows == b.rows && a.cols == b.cols ? first_bitwise_difference(a, b) : 0;
     if (e >= 0) named.push_back(cat(name, " first at [", e / a.cols, ", ", e % a.cols, "]"));
   };
   for (int r = 0; r < in.p.T; ++r) {
@@ -184,9 +178,13 @@ Result<int> run_verify(const VerifyOptions& o) {
   // first line: a malformed file late in a directory never cuts a run (and
   // its reports) short. Whether a case's expected output lies in its own
   // sets needs the sets: that is checked as each case runs.
-  if (pairs.size() > 1)
-    for (const auto& [case_file, out_file] : pairs)
-      if (auto l = load_pair(case_file, out_file, o); !l.ok()) return l.error();
+  // One pair is read once, here, and kept for the run.
+  std::optional<Loaded> only;
+  for (const auto& [case_file, out_file] : pairs) {
+    auto l = load_pair(case_file, out_file, o);
+    if (!l.ok()) return l.error();
+    if (pairs.size() == 1) only = std::move(*l);
+  }
   CheckOptions ro = o.report;
   ro.backend = "outputs from files";
   Report report(ro, 1, "ltt verify");
@@ -202,7 +200,7 @@ Result<int> run_verify(const VerifyOptions& o) {
   };
   size_t failed = 0;
   for (const auto& [case_file, out_file] : pairs) {
-    auto l = load_pair(case_file, out_file, o);
+    auto l = only ? Result<Loaded>(std::move(*only)) : load_pair(case_file, out_file, o);
     if (!l.ok()) return l.error();
     const LoadedCase& c = l->c;
     Reference ref(c.in);

@@ -70,6 +70,8 @@ Problem make_problem(Dims d, int T, int M, Dist dist = Dist::realistic, uint64_t
 Status validate(const Problem& p);
 // validate() plus the tier's own rules (tier 0: 1 <= M <= 128, T >= 2).
 Status validate_for_tier(const Problem& p, int tier);
+// Those rules in words, for the messages of runs that skip or refuse a tier.
+inline constexpr const char* kTier0Applies = "tier 0 needs T >= 2 and M <= 128";
 
 enum class DType { bf16, fp16, fp32 };
 

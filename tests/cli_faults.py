@@ -82,7 +82,7 @@ if cls == "aborts":
     refused(["check", *plant, "--dump-dir", "a_file/sub"], "a_file is a file, not a directory")
     # A dump folder that cannot be made loses the case file, not the verdict: exit 1 (the case failed), said.
     r = refused(["check", *plant, "--dump-dir", "/proc/ltt-no-such-dir"], "--dump-dir /proc/ltt-no-such-dir: cannot create", code=1)
-    expect("no case file for this failure (its verdict stands)" in r.stderr and "# 1 case, 1 failed" in r.stdout,
+    expect("no case file for this failure (its verdict stands;" in r.stderr and "# 1 case, 1 failed" in r.stdout,
            "a dump folder that cannot be made: the verdict printed, the lost file said", r)
     # Sizes that cannot fit: refused up front with the figure, in every subcommand that allocates.
     for sub in (["check"], ["selftest"], ["golden", "--out", "big"], ["check", "--invariance"]):
@@ -515,12 +515,22 @@ elif cls == "robust":
     j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
     expect(r.returncode == 1 and j.get("finished") is False and "cases" not in j and "summary" not in j
            and "did not finish" in open("r15.md").read(), f"a hung run's reports say it did not finish: {j}", r)
+    r = run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "r15.json"])
+    j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
+    expect(r.returncode == 0 and j.get("finished") is True and "verify" in j.get("command", ""), "verify's finished report", r)
     r = run([ltt, "verify", "--case", "edited.safetensors", "--output", "out10.safetensors", "--json", "r15.json"])
     j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
-    expect(r.returncode == 2 and j.get("finished") is False, "verify refused part way: its report says it did not finish", r)
+    expect(r.returncode == 2 and j.get("finished") is False and "verify" in j.get("command", ""),
+           "verify refused part way: its report says it did not finish", r)
+    # A file verify cannot read is refused before the report is touched (r15.json holds a finished report again).
+    run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "r15.json"])
+    open("junk.safetensors", "wb").write(b"junk")
+    r = run([ltt, "verify", "--case", case, "--output", "junk.safetensors", "--json", "r15.json"])
+    j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
+    expect(r.returncode == 2 and j.get("finished") is True, "an unreadable output: refused, the earlier report kept", r)
     # A tier asked for where it does not apply is said, not dropped unseen.
     r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5,129", "--tier", "0,1", "--dist", "realistic"])
-    expect(r.returncode == 0 and "tier 0 skipped at T 8 M 129 (it needs T >= 2 and 1 <= M <= 128)" in r.stderr
+    expect(r.returncode == 0 and "tier 0 skipped at T 8 M 129 (tier 0 needs T >= 2 and M <= 128)" in r.stderr
            and "# 3 cases, 0 failed" in r.stdout, "check: tier 0 at M 129 said skipped", r)
     r = run([ltt, "golden", "--out", "g15", *SMALL, "--tp", "8", "--tokens", "129", "--tier", "0,1", "--dist", "realistic"])
     expect(r.returncode == 0 and "ltt golden: tier 0 skipped at T 8 M 129" in r.stderr, "golden: tier 0 at M 129 said skipped", r)

@@ -417,6 +417,19 @@ TEST_CASE("safetensors: writing is atomic and reports failures by path") {
   CHECK(has(gone.error().message, "absent.safetensors: cannot open"));
 }
 
+TEST_CASE("safetensors: a file cut short is refused with what is wrong, then what to do") {
+  TempDir dir;
+  const std::string path = (dir.path / "cut.safetensors").string();
+  REQUIRE(write_safetensors(path, sample()).ok());
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 3);
+  auto r = read_safetensors(path);
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == Errc::usage);
+  CHECK(has(r.error().message, "cut.safetensors: "));
+  CHECK(has(r.error().message, "run past the end of the data section"));
+  CHECK(has(r.error().message, "cut short, damaged or not safetensors; write it again"));
+}
+
 TEST_CASE("safetensors: get_* errors name the tensor") {
   TempDir dir;
   const std::string path = (dir.path / "g.safetensors").string();

@@ -274,7 +274,7 @@ def verify(case, output, tier, rank=None):
         if not os.path.exists(report):
             raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
         report = json.load(open(report))
-        if not report.get("finished", False):  # ended without a verdict (a crash): say how, never read it as one
+        if not report.get("finished", "cases" in report):  # ended without a verdict (a crash): say how, never read it as one
             raise LttError(f"ltt verify did not finish (exit {r.returncode}): {r.stderr.strip() or report.get('note', '')}")
         keep = not report["cases"][0]["pass"] and getattr(case, "_temporary", None) is None
         return Verdict(report, " ".join(shlex.quote(a) for a in [binary(), *args]), r.stdout, work if keep else None)
