@@ -41,7 +41,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   std::vector<Planned> plan;
   std::string skipped;  // mutants no selected case can carry
   nlohmann::json jskipped = nlohmann::json::array();
-  std::string off_tiers;  // --only mutants none of whose tiers is selected
+  std::string off_tiers;  // mutants none of whose tiers is selected (said when no mutant runs)
   for (const MutantDef& d : mutants()) {
     if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
     if (o.backend == "cuda" && !gpu::supported_mutant(d.m)) {

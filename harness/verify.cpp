@@ -119,8 +119,8 @@ Result<std::vector<std::string>> safetensors_in(const std::string& flag, const s
 
 // Which of a case's inputs differ from what its metadata's seed and
 // distribution generate (a diagnosis for a case whose expected output does not
-// fit its inputs): "; routed.rank0 differs from what seed 0 realistic
-// generates, first at [4, 3]", or "" when none does.
+// fit its inputs): " (inputs unlike those seed 0 realistic generates:
+// routed.rank0 first at [4, 3])", or "" when none does.
 std::string edited_inputs(const Inputs& in) {
   const Inputs gen = generate_inputs(in.p);
   std::vector<std::string> named;
