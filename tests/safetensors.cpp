@@ -417,6 +417,16 @@ TEST_CASE("safetensors: writing is atomic and reports failures by path") {
   CHECK(has(gone.error().message, "absent.safetensors: cannot open"));
 }
 
+TEST_CASE("safetensors: a key given twice is refused, at any depth, not read as its last value") {
+  const std::string t = R"({"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]})";
+  CHECK(has(error_of("{\"a\": " + t + ", \"a\": " + t + "}", 2), "header gives the key 'a' twice"));
+  CHECK(has(error_of(R"({"__metadata__": {"tp": "8", "tp": "16"}})", 0), "header gives the key 'tp' twice"));
+  CHECK(has(error_of(R"({"a": {"dtype": "BF16", "dtype": "F32", "shape": [1], "data_offsets": [0, 2]}})", 2),
+            "header gives the key 'dtype' twice"));
+  // The same key in two objects is no repeat.
+  CHECK(error_of(R"({"a": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]}, "b": {"dtype": "BF16", "shape": [1], "data_offsets": [2, 4]}})", 4) == "parsed");
+}
+
 TEST_CASE("safetensors: a file cut short is refused with what is wrong, then what to do") {
   TempDir dir;
   const std::string path = (dir.path / "cut.safetensors").string();
