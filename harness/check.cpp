@@ -87,6 +87,20 @@ std::string cuda_env_prefix() {
   return s;
 }
 
+// What only process 0 does (the report's claim, a case's reference and
+// checks) ends every process alike when it fails: the others would wait in
+// the next collective. Process 0 gets its own error back; the others end
+// quietly, as for a usage error (process 0 alone prints the reason, main.cpp,
+// and aborts the job with its code where the error is not a usage error).
+Status shared_by_root(const Status& s, bool root, int P, MPI_Comm comm) {
+  if (P > 1) {
+    int code = s.ok() ? 0 : static_cast<int>(s.error().code);
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    if (code != 0 && !root) return LTT_USAGE("process 0 stopped the run: its message says why");
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<int> default_tokens(int tier) {
@@ -259,12 +273,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   // wait in the first collective), said by process 0 alone.
   Status claimed;
   if (root && !o.quiet) claimed = report.claim();
-  if (P > 1) {
-    int code = claimed.ok() ? 0 : static_cast<int>(claimed.error().code);
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-    if (code != 0 && !root) return LTT_USAGE("process 0 stopped the run: its message says why");
-  }
-  LTT_TRY(claimed);
+  LTT_TRY(shared_by_root(claimed, root, P, comm));
   if (root && !o.quiet) report.header();
   // Fake ranks keep one communicator per T for the whole run, as a real
   // job keeps its buffers (tier 0's Lamport buffers rotate across cases).
@@ -527,14 +536,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         have = true;
         return {};
       }();
-      if (P > 1) {
-        int code = root_s.ok() ? 0 : static_cast<int>(root_s.error().code);
-        MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-        // The others end quietly, as for a usage error (said by process 0 alone, main.cpp): process 0
-        // prints its reason, and aborts the job with its code where the error is not a usage error.
-        if (code != 0 && !root) return LTT_USAGE("process 0 stopped the run: its message says why");
-      }
-      if (!root_s.ok()) return root_s;
+      LTT_TRY(shared_by_root(root_s, root, P, comm));
     }
     if (root) {
       if (!o.variants.empty()) {

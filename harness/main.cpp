@@ -456,12 +456,14 @@ int main(int argc, char** argv) {
   add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 1024); },
       "what-if: GPUs per node (T above it spans nodes: the network joins the collectives)");
 
+  // The subcommand argv[1] names, if any.
+  CLI::App* sub = nullptr;
+  for (auto* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (argc > 1 && s->get_name() == argv[1]) sub = s;
   // `ltt foo` or `ltt --foo`: name the word, list the subcommands (CLI11 says only "A subcommand is required").
   if (argc > 1) {
     const std::string first = argv[1];
-    bool known = first == "-h" || first == "--help" || first == "--version";
-    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) known |= sub->get_name() == first;
-    if (!known) {
+    if (!sub && first != "-h" && first != "--help" && first != "--version") {
       if (flags::launched_rank() != 0) return 2;
       if (first[0] == '-')
         std::fprintf(stderr, "ltt: '%s' comes before any command: ltt itself takes only --help and --version; give the command first "
@@ -474,10 +476,7 @@ int main(int argc, char** argv) {
   // An option given twice: said plainly (CLI11 says "At Most 1 required but
   // received 2"). On/off flags may repeat, as CLI11 lets them; names the
   // subcommand does not know are left to CLI11 to refuse.
-  if (argc > 1) {
-    CLI::App* sub = nullptr;
-    for (auto* s : app.get_subcommands([](const CLI::App*) { return true; }))
-      if (s->get_name() == argv[1]) sub = s;
+  {
     std::set<std::string> seen;
     for (int i = 2; sub && i < argc; ++i) {
       const std::string a = argv[i];
