@@ -40,10 +40,13 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Progress::Progress(size_t total) : total_(total), t0_(now_seconds()), last_(t0_), tty_(isatty(STDERR_FILENO) != 0) {}
+Progress::Progress(size_t total) : Progress(total, stderr, isatty(STDERR_FILENO) != 0, now_seconds) {}
+
+Progress::Progress(size_t total, FILE* out, bool tty, Clock clock)
+    : total_(total), out_(out), tty_(tty), clock_(clock), t0_(clock()), last_(t0_) {}
 
 void Progress::show(const std::string& what, bool with_left, double min_gap) {
-  const double t = now_seconds();
+  const double t = clock_();
   if (t - last_ < min_gap) return;
   last_ = t;
   const double el = t - t0_;
@@ -51,9 +54,9 @@ void Progress::show(const std::string& what, bool with_left, double min_gap) {
   char head[96];
   if (with_left && done_) std::snprintf(head, sizeof head, "[%zu/%zu] %.1f s elapsed, ~%.1f s left", done_, total_, el, left);
   else std::snprintf(head, sizeof head, "[%zu/%zu] %.1f s elapsed", done_, total_, el);
-  if (tty_) std::fprintf(stderr, "\r\033[K%s  %s", head, what.c_str());
-  else std::fprintf(stderr, "ltt: %s: %s\n", head, what.c_str());
-  std::fflush(stderr);
+  if (tty_) std::fprintf(out_, "\r\033[K%s  %s", head, what.c_str());
+  else std::fprintf(out_, "ltt: %s: %s\n", head, what.c_str());
+  std::fflush(out_);
 }
 
 void Progress::step(const std::string& what) {
@@ -64,7 +67,7 @@ void Progress::step(const std::string& what) {
 void Progress::within(const std::string& what) { show(what, false, tty_ ? 0.25 : 60.0); }
 
 void Progress::done() {
-  if (tty_) std::fprintf(stderr, "\r\033[K");
+  if (tty_) std::fprintf(out_, "\r\033[K");
 }
 
 }  // namespace ltt

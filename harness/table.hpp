@@ -34,7 +34,11 @@ std::string fmt(const char* f, double v);  // printf-style, one number
 // alive without filling the log.
 class Progress {
  public:
+  using Clock = double (*)();  // seconds, monotonic
   explicit Progress(size_t total);
+  // What the one above takes from the process (stderr, whether it is a
+  // terminal, the steady clock), given: for tests.
+  Progress(size_t total, FILE* out, bool tty, Clock clock);
   // One of the `total` steps is done.
   void step(const std::string& what);
   // Inside a long step (a case's variants or cuBLAS algorithms): what it is
@@ -46,8 +50,10 @@ class Progress {
  private:
   void show(const std::string& what, bool with_left, double min_gap);
   size_t total_, done_ = 0;
-  double t0_, last_ = 0;
+  FILE* out_;
   bool tty_;
+  Clock clock_;
+  double t0_, last_ = 0;
 };
 
 double now_seconds();

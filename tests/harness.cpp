@@ -1,15 +1,20 @@
 // The harness's own guarantees that a run's checks rest on: outputs are
 // poisoned with a NaN that no arithmetic produces before every run, so an
-// element a backend never writes cannot pass for a computed one.
+// element a backend never writes cannot pass for a computed one. And what a
+// long run says while it works: progress that shows it is alive without
+// filling a log.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "backend.hpp"
 #include "bf16.hpp"
 #include "check.hpp"
 #include "cuda_backend.hpp"
 #include "report.hpp"
+#include "table.hpp"
 #include "watchdog.hpp"
 
 using namespace ltt;
@@ -72,4 +77,80 @@ TEST_CASE("harness: a wait on the other processes is the watchdog's stage for it
     CHECK(ltt::watchdog_current_stage() == "waiting for the other processes in MPI_Barrier");
   }
   CHECK(ltt::watchdog_current_stage() == "tier 1 T 8 M 5: backend run 1");
+}
+
+namespace {
+double fake_now = 1000.0;
+double fake_clock() { return fake_now; }
+
+// What a Progress wrote to its file so far.
+std::string written(FILE* f) {
+  std::fflush(f);
+  const long n = std::ftell(f);
+  std::string s(static_cast<size_t>(n), '\0');
+  std::rewind(f);
+  CHECK(std::fread(s.data(), 1, s.size(), f) == s.size());
+  std::fseek(f, 0, SEEK_END);
+  return s;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("harness: progress, in a log, a line at most once a minute, with the steps done and the time left") {
+  FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  fake_now = 1000.0;
+  Progress p(10, f, false, fake_clock);
+  // A long step's inner progress every second for three minutes: three lines, not 180.
+  for (int s = 1; s <= 180; ++s) {
+    fake_now = 1000.0 + s;
+    p.within("variant " + std::to_string(s));
+  }
+  std::string out = written(f);
+  CHECK(count(out, "\n") == 3);
+  CHECK(out.find("ltt: [0/10] 60.0 s elapsed: variant 60\n") != std::string::npos);
+  CHECK(out.find("ltt: [0/10] 180.0 s elapsed: variant 180\n") != std::string::npos);
+  // Two steps end at 200 s: the second is within the minute of the last line, so not shown ...
+  fake_now = 1200.0;
+  p.step("case 1");
+  p.step("case 2");
+  CHECK(written(f) == out);
+  // ... until a minute has passed: 3 of 10 done in 250 s, so the other 7 take ~583 s.
+  fake_now = 1250.0;
+  p.step("case 3");
+  out = written(f);
+  CHECK(out.find("ltt: [3/10] 250.0 s elapsed, ~583.3 s left: case 3\n") != std::string::npos);
+  p.done();
+  CHECK(written(f) == out);  // nothing to clear in a log
+  std::fclose(f);
+}
+
+TEST_CASE("harness: progress, on a terminal, every step and at most four inner lines a second, each rewriting the last") {
+  FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  fake_now = 5.0;
+  Progress p(4, f, true, fake_clock);
+  for (int i = 1; i <= 100; ++i) {  // 100 calls in one second
+    fake_now = 5.0 + 0.01 * i;
+    p.within("algorithm " + std::to_string(i));
+  }
+  std::string out = written(f);
+  const size_t inner = count(out, "\r\033[K");
+  CHECK(inner >= 3);
+  CHECK(inner <= 4);
+  CHECK(count(out, "\n") == 0);
+  fake_now = 6.0;
+  p.step("case 1");
+  p.step("case 2");  // steps are shown at once, however close
+  out = written(f);
+  CHECK(count(out, "\r\033[K") == inner + 2);
+  CHECK(out.find("[2/4] 1.0 s elapsed, ~1.0 s left  case 2") != std::string::npos);
+  p.done();
+  CHECK(written(f).size() > out.size());  // the line cleared
+  std::fclose(f);
 }
