@@ -428,11 +428,11 @@ int main(int argc, char** argv) {
         v.push_back(*b);
         return v;
       },
-      "token counts: a comma list, or A..B (powers of two from A, and B)")->default_str("1..16384");
+      "token counts: a comma list, or A..B (A, 2A, 4A, ... below B, and B)")->default_str("1..16384");
   add(simulate, "--dims", so.dims, flags::dims, "k3, small or H,L")->default_str("k3");
   add(simulate, "--machine", so.machine, path_value, "machine file (JSON, from ltt bench --machine-out)");
   simulate->add_flag("--fake", so.fake, "model all T ranks as fake ranks on one GPU (what ltt bench measures)");
-  add(simulate, "--check", so.check, path_value, "compare predicted fake-rank times with an ltt bench --json file (exit 1 when off by > 25%)");
+  add(simulate, "--check", so.check, path_value, "compare predicted times with an ltt bench --json file, at its own T, M and dims: fake ranks (tierK-all rows) and, from mpirun with one process per GPU, real ranks (tierK rows); exit 1 when a time is off by > 25% or the fastest tier, where it wins by > 10%, is mispredicted");
   add(simulate, "--fit", so_fit, path_value, "fit a machine file from ltt bench --json files, comma-separated (the first fits, the others add their shard GEMMs; with --machine-out)")->type_name("PATHS");
   add(simulate, "--machine-out", so_machine_out, path_value, "where --fit writes the machine file");
   add(simulate, "--json", so.json, path_value, "write the predictions as JSON");
@@ -585,7 +585,7 @@ int main(int argc, char** argv) {
           try {
             b = nlohmann::json::parse(f);
           } catch (const std::exception& e) {
-            return fail(LTT_USAGE("--fit ", file, ": not JSON: ", e.what()));
+            return fail(LTT_USAGE("--fit ", file, ": not JSON: ", ltt::json_reason(e)));
           }
           auto named = [&file](ltt::Error e) {  // which of the files it was
             e.message = ltt::cat("--fit ", file, ": ", e.message);
@@ -617,11 +617,11 @@ int main(int argc, char** argv) {
                                                                 : ltt::cat(so.machine, " with the what-if flags"));
           !s.ok())
         return fail(s.error());
-      if (!so.check.empty())  // it predicts fake ranks on one GPU, from the file's T, M and dims: no link, no network
-        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg", "--link-GBps", "--link-us", "--nccl-us",
-                              "--net-GBps", "--net-us", "--collective", "--gpus-per-node"})
+      if (!so.check.empty())  // it predicts at the file's own T, M, dims and kind of ranks (the what-if flags apply)
+        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg"})
           if (simulate->count(f))
-            return fail(LTT_USAGE("--check compares with the bench file's own T, M and dims (fake ranks): it does not take ", f));
+            return fail(LTT_USAGE("--check compares with the bench file's own T, M, dims and ranks (fake or one process per GPU): "
+                                  "it does not take ", f));
       for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}})
         if (!p.empty())
           if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());

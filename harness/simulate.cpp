@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "html.hpp"
 #include "machine_default.hpp"
 #include "outfile.hpp"
 #include "table.hpp"
@@ -41,13 +42,18 @@ double gemm(const Machine& m, double M, double n, double K, bool addend, bool wa
 }
 
 // A measured shard GEMM of width n at M (log-linear in M between the
-// measured points, the end points beyond them), or NaN where none was measured.
-double shard_table(const Machine& m, double n, double M) {
+// measured points; below the smallest, its time; past the largest, its time
+// grown as the model's `model(M)` grows), or NaN where none was measured.
+template <class Model>
+double shard_table(const Machine& m, double n, double M, Model model) {
   auto it = m.gemm_shard_us.find(static_cast<int>(n));
   if (it == m.gemm_shard_us.end() || it->second.empty()) return kNaN;
   const auto& t = it->second;
   auto hi = t.lower_bound(static_cast<int>(M));
-  if (hi == t.end()) return std::prev(hi)->second;
+  if (hi == t.end()) {
+    const auto& [M_last, us_last] = *std::prev(hi);
+    return us_last * model(M) / model(M_last);
+  }
   if (hi->first == static_cast<int>(M) || hi == t.begin()) return hi->second;
   auto lo = std::prev(hi);
   const double f = (std::log(M) - std::log(lo->first)) / (std::log(hi->first) - std::log(lo->first));
@@ -60,6 +66,7 @@ double shard_table(const Machine& m, double n, double M) {
 // memory (T-1 peer reads, one peer latency); ranks on several nodes add the
 // network's share.
 double nccl(const Machine& m, int T, double bytes, bool all_reduce) {
+  if (T == 1) return 0;  // one rank: nothing to exchange
   const double link = m.link_GBps * 1e3;
   double t;
   if (m.collective == "one-shot") t = m.link_us + (T - 1) * bytes / link;
@@ -77,6 +84,12 @@ double peer(const Machine& m, int T, double read) { return m.link_us + (T - 1) *
 
 }  // namespace
 
+std::string json_reason(const std::exception& e) {
+  const std::string w = e.what();
+  const size_t close = w.rfind("[json.exception.", 0) == 0 ? w.find("] ") : std::string::npos;
+  return close == std::string::npos ? w : w.substr(close + 2);
+}
+
 double predict_us(const Machine& m, int tier, Dims d, int T, int M, bool fake) {
   if (tier == 0 && (M > 128 || T < 2 || (!fake && T > m.gpus_per_node))) return kNaN;
   const double H = d.H, L = d.L, Mf = M, Hs = H / T, Ls = L / T;
@@ -84,10 +97,12 @@ double predict_us(const Machine& m, int tier, Dims d, int T, int M, bool fake) {
   // A collective of `bytes` per rank: a kernel reading all T buffers on one GPU, or the link.
   auto allreduce = [&](double bytes) { return fake ? kern(m, 2 * T * bytes) : nccl(m, T, bytes, true); };
   const double rms = kern(m, 4 * Mf * L);
-  // Tiers 0 and 2's shard GEMM: measured in a stream (fake ranks) where the table has it.
+  // Tiers 0 and 2's shard GEMM: measured in a stream (fake ranks) where the
+  // table has its width, at the table's L.
   auto shard_gemm = [&](double Mq) {
-    const double t = fake ? shard_table(m, Hs, Mq) : kNaN;
-    return std::isnan(t) ? gemm(m, Mq, Hs, L, true, fake) : t;
+    auto model = [&](double Mx) { return gemm(m, Mx, Hs, L, true, fake); };
+    const double t = fake && d.L == m.gemm_shard_L ? shard_table(m, Hs, Mq, model) : kNaN;
+    return std::isnan(t) ? model(Mq) : t;
   };
   switch (tier) {
     case 0: {  // sanitise and check R and S; all-reduce R; reduce-scatter S; per rank RMSNorm, widen, GEMM, round; Lamport
@@ -131,6 +146,9 @@ int whole(const std::string& k) {
 Result<Machine> parse_machine(const std::string& text, const std::string& path) {
   try {
     const auto j = nlohmann::json::parse(text);
+    if (!j.is_object())
+      return LTT_USAGE(path, ": not a machine file: the top level is a JSON ", j.type_name(),
+                       ", not an object (ltt bench --machine-out and ltt simulate --fit write one)");
     Machine m;
     m.name = j.value("name", path);
     m.source = j.value("source", "");
@@ -153,6 +171,11 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
       m.gpus_per_node = g.get<int>();
     }
     if (j.contains("gemm_shard_us")) {
+      const auto& l = j.contains("gemm_shard_L") ? j["gemm_shard_L"] : nlohmann::json();
+      if (!l.is_number_integer() || l.get<long long>() < 1 || l.get<long long>() > 1000000000)
+        return LTT_USAGE(path, ": 'gemm_shard_us' needs 'gemm_shard_L', the latent width L its GEMMs were measured at (a whole ",
+                         "number >= 1; it is ", l.dump(), "): refit with ltt simulate --fit, or add it");
+      m.gemm_shard_L = l.get<int>();
       if (!j["gemm_shard_us"].is_object())
         return LTT_USAGE(path, ": 'gemm_shard_us' must be an object: shard width -> {M -> us}");
       for (const auto& [n, row] : j["gemm_shard_us"].items()) {
@@ -170,7 +193,7 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
     LTT_TRY(check_machine(m, path));
     return m;
   } catch (const std::exception& e) {
-    return LTT_USAGE(path, ": not a machine file (JSON): ", e.what());
+    return LTT_USAGE(path, ": not a machine file (JSON): ", json_reason(e));
   }
 }
 
@@ -223,42 +246,101 @@ Status save_machine(const Machine& m, const std::string& path) {
   nlohmann::json jj = j;
   for (const auto& [n, row] : m.gemm_shard_us)
     for (const auto& [M, us] : row) jj["gemm_shard_us"][std::to_string(n)][std::to_string(M)] = us;
+  if (!m.gemm_shard_us.empty()) jj["gemm_shard_L"] = m.gemm_shard_L;
   return write_text_file("--machine-out", path, jj.dump(2) + "\n");
 }
 
-Status add_shard_gemms(Machine& m, const nlohmann::json& b) {
-  try {
-    const long long H = b.at("dims")[0].get<long long>();
-    if (H < 1 || H > 1000000000) return LTT_USAGE("not ltt bench figures: dims [", H, ", ...]");
-    for (const auto& r : b.at("rows"))
-      if (r.at("what") == "gemm-shard") {
-        const long long T = r.at("tp").get<long long>(), M = r.at("tokens").get<long long>();
-        const double us = r.at("median_us").get<double>();
-        if (T < 1 || T > H || H % T != 0 || M < 1 || M > 1000000000 || !(us > 0) || !(us <= 1e9))
-          return LTT_USAGE("not ltt bench figures: a gemm-shard row has tp ", T, ", tokens ", M, ", median_us ", us,
-                           " (want T >= 1 dividing H ", H, ", M >= 1 and a time in (0, 1e9] us)");
-        m.gemm_shard_us[static_cast<int>(H / T)][static_cast<int>(M)] = us;
-      }
-    return {};
-  } catch (const std::exception& e) {
-    return LTT_USAGE("not ltt bench figures: ", e.what());
+namespace {
+
+// What ltt bench's --json holds, checked before any figure is read: an
+// object with dims [H, L] and a list of rows, each naming what it timed, at
+// which T and M, and its median. "" when it is that, else what is not.
+std::string bench_shape(const nlohmann::json& b) {
+  if (!b.is_object()) return cat("the top level is a JSON ", b.type_name(), ", not an object");
+  if (!b.contains("rows") || !b["rows"].is_array()) return "no 'rows' list";
+  const nlohmann::json& d = b.contains("dims") ? b["dims"] : nlohmann::json();
+  auto size = [](const nlohmann::json& v) { return v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 1000000000; };
+  if (!d.is_array() || d.size() != 2 || !size(d[0]) || !size(d[1])) return "no 'dims' [H, L] of whole numbers >= 1";
+  size_t i = 0;
+  for (const auto& r : b["rows"]) {
+    const bool ok = r.is_object() && r.contains("what") && r["what"].is_string() && r.contains("tp") && size(r["tp"]) &&
+                    r.contains("tokens") && size(r["tokens"]) && r.contains("median_us") && r["median_us"].is_number() &&
+                    r["median_us"].get<double>() > 0 && r["median_us"].get<double>() <= 1e9;
+    if (!ok) {
+      const std::string text = r.dump();
+      return cat("row ", i, " is not {what, tp >= 1, tokens >= 1, median_us in (0, 1e9]}: ", text.substr(0, 120),
+                 text.size() > 120 ? "..." : "");
+    }
+    ++i;
   }
+  return "";
+}
+
+Status bench_figures(const nlohmann::json& b) {
+  if (auto why = bench_shape(b); !why.empty())
+    return LTT_USAGE("not ltt bench figures (", why, "): give the --json of ltt bench --backend cuda");
+  return {};
+}
+
+}  // namespace
+
+Status add_shard_gemms(Machine& m, const nlohmann::json& b) {
+  LTT_TRY(bench_figures(b));
+  const long long H = b["dims"][0].get<long long>(), L = b["dims"][1].get<long long>();
+  if (m.gemm_shard_L != 0 && L != m.gemm_shard_L)
+    return LTT_USAGE("its dims have L ", L, ", the first file's ", m.gemm_shard_L,
+                     ": a machine's shard GEMM table is of one L (fit these dims from their own files)");
+  m.gemm_shard_L = static_cast<int>(L);
+  size_t added = 0;
+  for (const auto& r : b["rows"])
+    if (r["what"] == "gemm-shard") {
+      const long long T = r["tp"].get<long long>(), M = r["tokens"].get<long long>();
+      if (T > H || H % T != 0)
+        return LTT_USAGE("not ltt bench figures: a gemm-shard row has tp ", T, ", which does not divide H ", H);
+      m.gemm_shard_us[static_cast<int>(H / T)][static_cast<int>(M)] = r["median_us"].get<double>();
+      ++added;
+    }
+  if (added == 0) return LTT_USAGE("no 'gemm-shard' rows: nothing to add (ltt bench --backend cuda, one process, writes them)");
+  return {};
 }
 
 Result<Machine> fit_machine(const nlohmann::json& b) {
+  LTT_TRY(bench_figures(b));
+  if (b.contains("processes"))
+    return LTT_USAGE("figures of ", b["processes"].dump(), " processes (mpirun, real ranks): a machine is fitted from one ",
+                     "process's fake ranks (ltt bench --backend cuda, without mpirun)");
+  if (!b.contains("copy_GBps") || !b["copy_GBps"].is_number() || !(b["copy_GBps"].get<double>() > 0) ||
+      !std::isfinite(b["copy_GBps"].get<double>()))
+    return LTT_USAGE("not ltt bench figures: no 'copy_GBps' (the copy bandwidth the same run measured, a number > 0)");
   try {
     Machine m;
     m.name = b.value("device", "?");
     m.source = cat("fitted by ltt bench (", b.value("command", "?"), "); link, NCCL and network figures are leads: "
                    "NVLink bus bandwidth 287 GB/s measured by an NCCL all-reduce on two H200s (DESIGN.md section 7)");
-    m.copy_GBps = b.at("copy_GBps").get<double>();
+    m.copy_GBps = b["copy_GBps"].get<double>();
     std::map<std::string, std::vector<const nlohmann::json*>> by;
-    for (const auto& r : b.at("rows")) by[r.at("what").get<std::string>()].push_back(&r);
-    for (const char* need : {"launch", "widen", "round", "gemm-shard", "gemm-full"})
-      if (by[need].empty()) return LTT_USAGE("the bench figures lack '", need, "' rows: run a newer ltt bench");
+    for (const auto& r : b["rows"]) by[r["what"].get<std::string>()].push_back(&r);
+    for (const char* need : {"launch", "rmsnorm", "widen", "round", "gemm-shard", "gemm-full"})
+      if (by[need].empty())
+        return LTT_USAGE("the bench figures lack '", need, "' rows (ltt bench --backend cuda writes them; an older ltt bench may not)");
+    if (by["tier1-all"].empty())
+      return LTT_USAGE("the bench figures lack 'tier1-all' rows: run ltt bench --backend cuda with tier 1 (no --tier, or --tier 1,...)");
     auto us = [](const nlohmann::json* r) { return r->at("median_us").get<double>(); };
     auto by_m = [](const nlohmann::json* a, const nlohmann::json* c) { return a->at("tokens").get<int>() < c->at("tokens").get<int>(); };
     for (auto& [k, v] : by) std::sort(v.begin(), v.end(), by_m);
+    // The efficiencies are fitted at the largest runs: those must be large.
+    for (const char* what : {"rmsnorm", "widen", "round"}) {
+      const auto* r = by[what].back();
+      const double bytes = r->at("bytes").get<double>();
+      if (!(bytes >= kFitStreamBytes))
+        return LTT_USAGE("the largest '", what, "' run (M ", r->at("tokens").get<int>(), ") moves ", fmt("%.2g", bytes / 1e6),
+                         " MB: its bandwidth is fitted there and needs a run of at least ", kFitStreamBytes / 1e6,
+                         " MB (ltt bench --tokens up to 2048 or more, at k3 sizes)");
+    }
+    if (by["gemm-full"].back()->at("tokens").get<int>() < kFitGemmTokens)
+      return LTT_USAGE("the largest 'gemm-full' run has M ", by["gemm-full"].back()->at("tokens").get<int>(),
+                       ": the GEMM's rate is fitted at a compute-bound M, at least ", kFitGemmTokens,
+                       " (ltt bench --tokens up to 2048 or more)");
     m.launch_us = us(by["launch"].front());
     const double bw = m.copy_GBps * 1e3;
     // Streaming kernels: RMSNorm at the largest M; the 2-D conversions at the largest M.
@@ -276,11 +358,9 @@ Result<Machine> fit_machine(const nlohmann::json& b) {
     // once its other kernels (modelled with the figures above) are taken out,
     // per rank: T full GEMMs back to back on one weight.
     const auto& t1 = by["tier1-all"];
-    if (t1.empty()) return LTT_USAGE("the bench figures lack 'tier1-all' rows: run ltt bench with tier 1");
     const int T = t1.front()->at("tp").get<int>(), M = t1.front()->at("tokens").get<int>();
     const Dims d{b.at("dims")[0].get<int>(), b.at("dims")[1].get<int>()};
-    if (T < 1 || M < 1 || d.H < 1 || d.L < 1 || d.H % T != 0)
-      return LTT_USAGE("not ltt bench figures: tier1-all at T ", T, ", M ", M, ", dims ", d.H, ",", d.L);
+    if (d.H % T != 0) return LTT_USAGE("not ltt bench figures: tier1-all at T ", T, ", which does not divide H ", d.H);
     LTT_TRY(add_shard_gemms(m, b));
     m.gemm_warm_eff = 1.0;  // placeholder: predict with a free GEMM, then solve for it
     const double gemm_bytes = 2.0 * (static_cast<double>(M) * d.L + static_cast<double>(d.H) * d.L) + 4.0 * M * d.H;
@@ -292,7 +372,7 @@ Result<Machine> fit_machine(const nlohmann::json& b) {
       return LTT_USAGE(st.error().message, " (are they ltt bench's own?)");
     return m;
   } catch (const std::exception& e) {
-    return LTT_USAGE("not ltt bench figures: ", e.what());
+    return LTT_USAGE("not ltt bench figures: ", json_reason(e));
   }
 }
 
@@ -315,15 +395,51 @@ int fastest(const Machine& m, Dims d, int T, int M, bool fake, const std::vector
   return best;
 }
 
-// The smallest M in (lo, hi] where the fastest tier differs from the one at lo.
-int crossover(const Machine& m, Dims d, int T, int lo, int hi, bool fake, const std::vector<int>& tiers) {
-  const int a = fastest(m, d, T, lo, fake, tiers);
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-    if (fastest(m, d, T, mid, fake, tiers) == a) lo = mid;
-    else hi = mid;
+// Where the fastest of `tiers` changes: M is the first token count of `to`.
+struct Change {
+  int M, from, to;
+};
+
+// Every M in (lo, hi] whose fastest tier differs from M - 1's, in order.
+// Every M is looked at up to lo + 65536; past that, 4096 points evenly
+// spaced in log M, with a bisection wherever two neighbours differ (a
+// change undone again between two such points, under 0.5% of M apart at
+// M 2^30, would not be seen).
+std::vector<Change> changes(const Machine& m, Dims d, int T, int lo, int hi, bool fake, const std::vector<int>& tiers) {
+  std::vector<Change> out;
+  auto best = [&](int M) { return fastest(m, d, T, M, fake, tiers); };
+  int at = lo, cur = best(lo);  // cur is the fastest at `at`
+  auto advance_to = [&](int M) {
+    for (int f = best(M); f != cur; f = best(M)) {
+      int a = at, b = M;  // best(a) == cur, best(b) != cur
+      while (b - a > 1) {
+        const int mid = a + (b - a) / 2;
+        (best(mid) == cur ? a : b) = mid;
+      }
+      out.push_back({b, cur, best(b)});
+      cur = best(b), at = b;
+    }
+    at = M;
+  };
+  const int dense_end = static_cast<int>(std::min<long long>(hi, static_cast<long long>(lo) + 65536));
+  for (int M = lo + 1; M <= dense_end; ++M) advance_to(M);
+  if (hi > dense_end) {
+    const double r = std::pow(static_cast<double>(hi) / dense_end, 1.0 / 4096);
+    for (int i = 1; i <= 4096; ++i) {
+      const int M = i == 4096 ? hi : static_cast<int>(std::min<double>(hi, std::round(dense_end * std::pow(r, i))));
+      if (M > at) advance_to(M);
+    }
   }
-  return hi;
+  return out;
+}
+
+// "tier 0 -> 1 at M 129 (tier 0 does not apply past M 128)", the reason
+// said when the tier left behind stops applying rather than being overtaken.
+std::string change_text(const Machine& m, Dims d, int T, bool fake, const Change& c) {
+  std::string s = cat("tier ", c.from, " -> ", c.to, " at M ", c.M);
+  if (c.from >= 0 && std::isnan(predict_us(m, c.from, d, T, c.M, fake)))
+    s += cat(" (tier ", c.from, " does not apply past M ", c.M - 1, ")");
+  return s;
 }
 
 std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vector<int>& Ms) {
@@ -333,7 +449,7 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
   std::string s = cat("<svg xmlns='http://www.w3.org/2000/svg' width='", W, "' height='", H,
                       "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n");
   s += cat("<text x='", pad, "' y='20' font-size='14'>ltt simulate: predicted latency per tier (", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
-           "), ", m.name, "</text>\n");
+           "), ", html_escape(m.name), "</text>\n");
   for (size_t pi = 0; pi < o.tp.size(); ++pi) {
     const int T = o.tp[pi];
     const int y0 = 40 + static_cast<int>(pi) * (Hp + 40);
@@ -366,19 +482,19 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
       s += cat("<text x='", W - pad + 5, "' y='", y0 + 15 + 14 * k, "' fill='", colours[k], "'>tier ", k, "</text>\n");
     }
     // Crossovers of the fastest tier among all five.
-    const std::vector<int> all = {0, 1, 2, 3, 4};
-    for (size_t i = 0; i + 1 < Ms.size(); ++i)
-      if (fastest(m, o.dims, T, Ms[i], o.fake, all) != fastest(m, o.dims, T, Ms[i + 1], o.fake, all)) {
-        const int c = crossover(m, o.dims, T, Ms[i], Ms[i + 1], o.fake, all);
-        s += cat("<line x1='", X(c), "' x2='", X(c), "' y1='", y0, "' y2='", y0 + Hp, "' stroke='black' stroke-dasharray='4 3'/>\n");
-        s += cat("<text x='", X(c) + 3, "' y='", y0 + Hp - 5, "'>M ", c, "</text>\n");
-      }
+    for (const Change& c : changes(m, o.dims, T, Ms.front(), Ms.back(), o.fake, {0, 1, 2, 3, 4})) {
+      s += cat("<line x1='", X(c.M), "' x2='", X(c.M), "' y1='", y0, "' y2='", y0 + Hp, "' stroke='black' stroke-dasharray='4 3'/>\n");
+      s += cat("<text x='", X(c.M) + 3, "' y='", y0 + Hp - 5, "'>M ", c.M, "</text>\n");
+    }
   }
   return s + "<text x='" + std::to_string(pad) + "' y='" + std::to_string(H - 8) +
          "'>tokens M (log), latency (log); dashed: where the fastest tier changes</text>\n</svg>\n";
 }
 
-// Predicted fake-rank times against ltt bench's measured tierK-all rows.
+// Predicted times against ltt bench's measured ones: its tierK-all rows
+// (fake ranks, all T on one GPU) and, from a run under mpirun with one
+// process per GPU, its tierK rows (real ranks) over the transports the model
+// has (tier 0 over peer memory, tiers 1-4 over NCCL).
 Result<int> check_against(const Machine& m, const SimulateOptions& o) {
   std::ifstream f(o.check);
   if (!f) return LTT_USAGE("--check ", o.check, ": cannot read it: ", std::strerror(errno));
@@ -386,63 +502,81 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
   try {
     b = nlohmann::json::parse(f);
   } catch (const std::exception& e) {
-    return LTT_USAGE("--check ", o.check, ": not JSON: ", e.what());
+    return LTT_USAGE("--check ", o.check, ": not JSON: ", json_reason(e));
   }
-  Dims d = o.dims;
-  std::map<std::pair<int, int>, std::map<int, double>> meas;  // (T, M) -> tier -> us
-  try {
-    if (!b.is_object() || !b.contains("rows") || !b["rows"].is_array())
-      return LTT_USAGE("--check ", o.check, ": not ltt bench figures (no 'rows' list): give the --json of ltt bench");
-    if (b.contains("dims")) d = Dims{b["dims"].at(0).get<int>(), b["dims"].at(1).get<int>()};
-    if (d.H < 1 || d.L < 1) return LTT_USAGE("--check ", o.check, ": dims ", d.H, ",", d.L, " are not sizes");
-    for (const auto& r : b["rows"]) {
-      const std::string w = r.at("what");
-      if (w.size() == 9 && w.rfind("tier", 0) == 0 && w.substr(5) == "-all" && w[4] >= '0' && w[4] <= '4') {
-        const int T = r.at("tp").get<int>(), M = r.at("tokens").get<int>();
-        const double us = r.at("median_us").get<double>();
-        if (T < 1 || d.H % T != 0 || M < 1 || !(us > 0) || !std::isfinite(us))
-          return LTT_USAGE("--check ", o.check, ": row ", w, " has tp ", T, ", tokens ", M, ", median_us ", us,
-                           ": want T >= 1 dividing H, M >= 1 and a finite time > 0");
-        meas[{T, M}][w[4] - '0'] = us;
+  if (auto why = bench_shape(b); !why.empty())
+    return LTT_USAGE("--check ", o.check, ": not ltt bench figures (", why, "): give the --json of ltt bench --backend cuda");
+  const Dims d{b["dims"][0].get<int>(), b["dims"][1].get<int>()};
+  // One process per rank and per GPU: the real ranks the model predicts.
+  const int processes = b.contains("processes") && b["processes"].is_number_integer() ? b["processes"].get<int>() : 0;
+  const bool own_gpus = b.contains("own_gpus") && b["own_gpus"].is_boolean() && b["own_gpus"].get<bool>();
+  struct Key {
+    bool fake;
+    int T, M;
+    auto operator<=>(const Key&) const = default;
+  };
+  std::map<Key, std::map<int, double>> meas;  // -> tier -> us
+  size_t other = 0;                           // tier rows the model does not describe
+  for (const auto& r : b["rows"]) {
+    const std::string w = r["what"];
+    const bool is_all = w.size() == 9 && w.substr(5) == "-all", is_real = w.size() == 5;
+    if (!(is_all || is_real) || w.rfind("tier", 0) != 0 || w[4] < '0' || w[4] > '4') continue;
+    const int k = w[4] - '0', T = r["tp"].get<int>(), M = r["tokens"].get<int>();
+    if (d.H % T != 0) return LTT_USAGE("--check ", o.check, ": row ", w, " has tp ", T, ", which does not divide H ", d.H);
+    if (is_real) {
+      const std::string transport = r.contains("transport") && r["transport"].is_string() ? r["transport"].get<std::string>() : "";
+      if (T != processes || !own_gpus || transport != (k == 0 ? "ipc" : "nccl")) {
+        ++other;
+        continue;
       }
     }
-  } catch (const std::exception& e) {
-    return LTT_USAGE("--check ", o.check, ": not ltt bench figures: ", e.what());
+    meas[{is_all, T, M}][k] = r["median_us"].get<double>();
   }
-  if (meas.empty()) return LTT_USAGE("--check ", o.check, ": no tierK-all rows to compare with");
-  std::printf("# predicted fake-rank latency (all T ranks on one GPU) against ltt bench's measurement, %s\n", o.check.c_str());
-  Table t({{"T", "", 3}, {"M", "", 5}, {"tier", "", 4}, {"measured", "us", 9}, {"predicted", "us", 9}, {"error", "%", 7}, {"ok", "", 4}});
+  if (meas.empty())
+    return LTT_USAGE("--check ", o.check, ": no tierK-all rows (fake ranks) and no tierK rows of one process per GPU to compare with");
+  std::printf("# predicted latency against ltt bench's measurement, %s: fake ranks (all T on one GPU; tierK-all rows)%s\n",
+              o.check.c_str(), processes > 0 ? " and real ranks (one process per GPU; tierK rows)" : "");
+  if (other)
+    std::printf("# %zu tierK rows left out: ranks sharing a GPU or a process, or a transport the model has not (tier 0 is modelled "
+                "over peer memory, tiers 1-4 over NCCL)\n", other);
+  Table t({{"ranks", "", 5}, {"T", "", 3}, {"M", "", 5}, {"tier", "", 4}, {"measured", "us", 9}, {"predicted", "us", 9},
+           {"error", "%", 7}, {"ok", "", 4}});
   t.header();
-  size_t n = 0, bad = 0, order_bad = 0;
+  size_t n = 0, bad = 0, order_bad = 0, unmodelled = 0;
   double worst = 0;
   for (const auto& [key, tiers] : meas) {
+    // The measured fastest tier must be the predicted one wherever it wins by more than 10%.
+    int mbest = -1, pbest = -1;
+    double mt = 0, second = 1e300, pt = 0;
     for (const auto& [k, us] : tiers) {
-      const double p = predict_us(m, k, d, key.first, key.second, true);
+      const double p = predict_us(m, k, d, key.T, key.M, key.fake);
+      if (std::isnan(p)) {  // the model's tier 0 stops at M 128 and at a node's GPUs
+        ++unmodelled;
+        t.row({key.fake ? "fake" : "real", std::to_string(key.T), std::to_string(key.M), std::to_string(k), fmt("%.1f", us), "-", "-",
+               "n/a"});
+        continue;
+      }
       const double e = p / us - 1;
       const bool ok = std::fabs(e) <= 0.25;
       ++n;
       bad += ok ? 0 : 1;
       worst = std::max(worst, std::fabs(e));
-      t.row({std::to_string(key.first), std::to_string(key.second), std::to_string(k), fmt("%.1f", us), fmt("%.1f", p),
-             fmt("%+.1f", 100 * e), ok ? "ok" : "OFF"});
-    }
-    // The measured fastest tier must be the predicted one wherever it wins by more than 10%.
-    int mbest = -1, pbest = -1;
-    double mt = 0, second = 1e300, pt = 0;
-    for (const auto& [k, us] : tiers) {
+      t.row({key.fake ? "fake" : "real", std::to_string(key.T), std::to_string(key.M), std::to_string(k), fmt("%.1f", us),
+             fmt("%.1f", p), fmt("%+.1f", 100 * e), ok ? "ok" : "OFF"});
       if (mbest < 0 || us < mt) second = mbest < 0 ? second : mt, mbest = k, mt = us;
       else second = std::min(second, us);
-      const double p = predict_us(m, k, d, key.first, key.second, true);
       if (pbest < 0 || p < pt) pbest = k, pt = p;
     }
-    if (second > 1.1 * mt && pbest != mbest) {
+    if (mbest >= 0 && second > 1.1 * mt && pbest != mbest) {
       ++order_bad;
-      std::printf("#   T %d M %d: measured fastest tier %d (%.1f us, next %.1f), predicted tier %d\n", key.first, key.second,
-                  mbest, mt, second, pbest);
+      std::printf("#   %s ranks, T %d M %d: measured fastest tier %d (%.1f us, next %.1f), predicted tier %d\n",
+                  key.fake ? "fake" : "real", key.T, key.M, mbest, mt, second, pbest);
     }
   }
-  std::printf("# %zu (tier, M) measured: %zu within 25%% (worst %.1f%%); fastest tier mispredicted where it wins by > 10%%: %zu\n",
-              n, n - bad, 100 * worst, order_bad);
+  if (n == 0) return LTT_USAGE("--check ", o.check, ": none of its tier rows lies where the model predicts (tier 0 past M 128?)");
+  std::printf("# %zu (tier, M) measured: %zu within 25%% (worst %.1f%%); fastest tier mispredicted where it wins by > 10%%: %zu%s\n",
+              n, n - bad, 100 * worst, order_bad,
+              unmodelled ? cat("; ", unmodelled, " where the model has no such tier (n/a)").c_str() : "");
   return bad == 0 && order_bad == 0 ? 0 : 1;
 }
 
@@ -461,7 +595,7 @@ Result<int> run_simulate(const SimulateOptions& o) {
       for (int k = 0; k < kNumTiers; ++k)
         if (const double t = predict_us(m, k, o.dims, T, M, o.fake); !std::isnan(t) && !(t > 0 && t <= 1e12))
           return LTT_USAGE("the machine's figures predict ", t, " us for tier ", k, " at T ", T, ", M ", M,
-                           ": not a latency (check the machine file and the what-if flags)");
+                           ": not a latency (past 1e12 us: check the sizes, the machine file and the what-if flags)");
   std::printf("# ltt simulate: %s, dims H %d L %d; %s\n# machine: %s\n", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
               o.dims.H, o.dims.L, m.name.c_str(), o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str());
   std::printf("# copy %.0f GB/s, launch %.1f us, elementwise %.2f of copy, GEMM floor %.1f us / %.2f of copy / %.0f TFLOP/s; "
@@ -492,27 +626,30 @@ Result<int> run_simulate(const SimulateOptions& o) {
       t.row(cells);
       rows.push_back(r);
     }
-    // Crossovers (exact M, by bisection) and the production selection's thresholds.
+    // Crossovers (every M between the first and last given where the fastest
+    // tier changes) and the production selection's thresholds (from M 1 to
+    // the largest given, at least 16384, whatever M were listed).
     nlohmann::json cross = nlohmann::json::array();
     std::string cs;
-    for (size_t i = 0; i + 1 < Ms.size(); ++i)
-      if (fastest(m, o.dims, T, Ms[i], o.fake, all) != fastest(m, o.dims, T, Ms[i + 1], o.fake, all)) {
-        const int c = crossover(m, o.dims, T, Ms[i], Ms[i + 1], o.fake, all);
-        const int from = fastest(m, o.dims, T, c - 1, o.fake, all), to = fastest(m, o.dims, T, c, o.fake, all);
-        cross.push_back({{"tokens", c}, {"from", from}, {"to", to}});
-        cs += cat(cs.empty() ? "" : ", ", "tier ", from, " -> ", to, " at M ", c);
-      }
-    int tier0_max = 0, tier1_max = 0;
-    for (int M = 1; M <= Ms.back(); M = M < 1024 ? M + 1 : M + M / 64) {
-      const int fp = fastest(m, o.dims, T, M, o.fake, production);
-      if (fp == 0) tier0_max = M;
-      if (fp == 1) tier1_max = M;
+    for (const Change& c : changes(m, o.dims, T, Ms.front(), Ms.back(), o.fake, all)) {
+      const bool stops = c.from >= 0 && std::isnan(predict_us(m, c.from, o.dims, T, c.M, o.fake));
+      cross.push_back({{"tokens", c.M}, {"from", c.from}, {"to", c.to}, {"from_stops_applying", stops}});
+      cs += cat(cs.empty() ? "" : ", ", change_text(m, o.dims, T, o.fake, c));
     }
-    std::printf("# crossovers (fastest of all five): %s\n", cs.empty() ? "none" : cs.c_str());
+    const int scan_end = std::max(Ms.back(), 16384);
+    int tier0_max = 0, tier1_max = 0;
+    auto segment = [&](int tier, int last_M) {  // `tier` is the fastest of 0-2 up to last_M
+      if (tier == 0) tier0_max = last_M;
+      if (tier == 1) tier1_max = last_M;
+    };
+    const auto pc = changes(m, o.dims, T, 1, scan_end, o.fake, production);
+    for (const Change& c : pc) segment(c.from, c.M - 1);
+    segment(pc.empty() ? fastest(m, o.dims, T, 1, o.fake, production) : pc.back().to, scan_end);
+    std::printf("# crossovers (fastest of all five, M %d to %d): %s\n", Ms.front(), Ms.back(), cs.empty() ? "none" : cs.c_str());
     const std::string t0s = tier0_max == 0 ? std::string("tier 0 never (never the fastest of tiers 0-2)") : cat("tier 0 up to M ", tier0_max);
     const std::string t1s = tier1_max == 0 ? std::string("tier 1 never")
-                            : tier1_max >= Ms.back() - Ms.back() / 64 ? cat("tier 1 beyond the largest M simulated (", Ms.back(), ")")
-                                                                       : cat("tier 1 (the shared-stream threshold) up to M ", tier1_max);
+                            : tier1_max == scan_end ? cat("tier 1 beyond the largest M simulated (", scan_end, ")")
+                                                    : cat("tier 1 (the shared-stream threshold) up to M ", tier1_max);
     std::printf("# the production selection would need: %s, %s (today: 128 and 256)\n", t0s.c_str(), t1s.c_str());
     jt.push_back({{"tp", T}, {"rows", rows}, {"crossovers", cross},
                   {"thresholds", {{"tier0_max_tokens", tier0_max}, {"shared_stream_tokens", tier1_max}}}});

@@ -32,8 +32,10 @@ struct Machine {
   // Measured shard GEMMs in a stream ([M, L] x [L, n]^T, n = H / T), n -> M -> us:
   // cuBLAS's choice of kernel makes their time uneven in M (at T 16, M 256 took
   // longer than M 2048), which no formula follows; fake-rank predictions
-  // interpolate this table (log M) where it has the width.
+  // interpolate this table (log M) where it has the width and the latent
+  // width L it was measured at (past its largest M, the model's growth).
   std::map<int, std::map<int, double>> gemm_shard_us;
+  int gemm_shard_L = 0;        // the L of the table's GEMMs ([M, L] x [L, n]^T)
   // Between GPUs (leads, not measured by ltt bench on one GPU; what-if flags).
   double link_GBps = 287;      // per-GPU NVLink bus bandwidth of an NCCL all-reduce
   double link_us = 5;          // a peer-memory exchange's latency (tier 0's one-shot and Lamport copy)
@@ -47,6 +49,8 @@ struct Machine {
 };
 
 Result<Machine> load_machine(const std::string& path);
+// What a JSON library exception says, without its "[json.exception.x.n] " tag.
+std::string json_reason(const std::exception& e);
 // The built-in machine: bench/machines/h200.json as it was at build time.
 Machine default_machine();
 Status save_machine(const Machine& m, const std::string& path);
@@ -55,8 +59,14 @@ Status save_machine(const Machine& m, const std::string& path);
 // `what` names the source in the message (a file, or the flags).
 Status check_machine(const Machine& m, const std::string& what);
 // The one-GPU parameters from `ltt bench`'s JSON (rows launch, widen, round,
-// rmsnorm, gemm-shard, gemm-full, tier1-all); the rest stay at their leads.
-// More figures (another T) add their shard GEMMs to the table.
+// rmsnorm, gemm-shard, gemm-full, tier1-all; one process, fake ranks); the
+// rest stay at their leads. The streaming kernels' efficiencies are fitted
+// at their largest run and the GEMM's rate at its largest M, so those must
+// be large (kFit* below): figures of small M alone are refused, not fitted
+// into a machine that mispredicts. More figures (another T, the same dims)
+// add their shard GEMMs to the table.
+inline constexpr double kFitStreamBytes = 16e6;  // the largest rmsnorm, widen and round runs move at least this
+inline constexpr int kFitGemmTokens = 1024;       // the largest gemm-full run has at least this M (compute-bound)
 Result<Machine> fit_machine(const nlohmann::json& bench);
 Status add_shard_gemms(Machine& m, const nlohmann::json& bench);
 
@@ -72,7 +82,7 @@ struct SimulateOptions {
   std::string machine;      // machine file; empty: bench/machines/h200.json, built in
   Machine m = default_machine();
   bool fake = false;        // model fake ranks on one GPU instead of one rank per GPU
-  std::string check;        // an ltt bench JSON: predicted fake-rank times against it
+  std::string check;        // an ltt bench JSON: predicted times against it (fake ranks, or one process per GPU)
   std::string json, svg;
   std::string command;
 };

@@ -42,14 +42,17 @@ for t in d["tp"]:
         expect(all(v > 0 for v in times.values()), "times are positive")
     # Tier 0 applies only up to M 128 and within a node (8 GPUs).
     expect(all(x["tier0_us"] is None for x in rows if x["tokens"] > 128 or t["tp"] > 8), f"T {t['tp']}: tier 0 where it cannot run")
-    # Every change of the fastest tier between two listed M has its crossover inside that interval (the
-    # M where it changes: from the tier fastest at M - 1 to the one fastest at M), and there is no other.
-    changes = [(a, b) for a, b in zip(rows, rows[1:]) if a["fastest"] != b["fastest"]]
+    # The crossovers (the M where the fastest tier changes: from the tier fastest at M - 1 to the one
+    # fastest at M) chain, in order, from each listed M's fastest tier to the next's.
     cross = t["crossovers"]
-    expect(len(cross) == len(changes), f"T {t['tp']}: {len(cross)} crossovers for {len(changes)} changes of the fastest tier")
-    for (a, b), c in zip(changes, cross):
-        expect(a["tokens"] < c["tokens"] <= b["tokens"] and c["from"] != c["to"],
-               f"T {t['tp']}: crossover {c} lies in ({a['tokens']}, {b['tokens']}] and changes the tier")
+    expect(all(c["from"] != c["to"] for c in cross), f"T {t['tp']}: every crossover changes the tier")
+    expect(all(a["to"] == b["from"] and a["tokens"] < b["tokens"] for a, b in zip(cross, cross[1:])),
+           f"T {t['tp']}: the crossovers chain in order: {cross}")
+    for a, b in zip(rows, rows[1:]):
+        inside = [c for c in cross if a["tokens"] < c["tokens"] <= b["tokens"]]
+        end = inside[-1]["to"] if inside else a["fastest"]
+        expect(end == b["fastest"] and (not inside or inside[0]["from"] == a["fastest"]),
+               f"T {t['tp']}: the crossovers in ({a['tokens']}, {b['tokens']}] lead from tier {a['fastest']} to {b['fastest']}")
     # Latency grows with M for every tier (more bytes, more FLOPs).
     for k in range(5):
         seq = [x[f"tier{k}_us"] for x in rows if x[f"tier{k}_us"] is not None]
@@ -99,11 +102,11 @@ expect(r.returncode == 2 and "--net-GBps '3e-308' is out of range" in r.stderr a
 h200 = json.load(open(machine))
 
 
-def machine_with(name, **kv):
+def machine_with(path, **kv):
     m = dict(h200)
     m.update(kv)
-    json.dump(m, open(name, "w"))
-    return name
+    json.dump(m, open(path, "w"))
+    return path
 for key, val, needle in (("link_GBps", 3e-308, "'link_GBps' is 3e-308: a rate must lie in"),
                          ("gemm_TFLOPs", 3e-308, "'gemm_TFLOPs' is 3e-308"),
                          ("gpus_per_node", 2.5, "'gpus_per_node' must be a whole number"),
@@ -137,7 +140,7 @@ for row in b["rows"]:
 json.dump(b, open("tp0.json", "w"))
 for fit in ("tp0.json", "in8.json,tp0.json"):
     r = run("--fit", fit, "--machine-out", "fo.json")
-    expect(r.returncode == 2 and "--fit tp0.json: not ltt bench figures: a gemm-shard row has tp 0" in r.stderr
+    expect(r.returncode == 2 and "--fit tp0.json: not ltt bench figures (row " in r.stderr and "tp >= 1" in r.stderr
            and not os.path.exists("fo.json"), f"--fit {fit}: a gemm-shard row at T 0", r)
 r = run("--fit", "in8.json,", "--machine-out", "fo.json")
 expect(r.returncode == 2 and "--fit 'in8.json,': item 2 is empty" in r.stderr, "--fit with an empty name", r)
@@ -151,6 +154,69 @@ expect(r.returncode == 2 and "give --fit" in r.stderr and not os.path.exists("fo
 r = run("--fit", "in8.json", "--machine-out", "fo.json")
 r2 = run("--machine", "fo.json", "--tp", "8", "--tokens", "1,128")
 expect(r.returncode == 0 and r2.returncode == 0, "a fitted machine file loads", r2)
+
+
+# Every change of the fastest tier is said, however close two changes are:
+# with a slow NCCL, tier 0 stops at its M 128 limit, tier 3 leads for a
+# while, then tier 1, all between two listed M.
+r = run("--tp", "8", "--tokens", "1,16384", "--nccl-us", "45", "--json", "c.json")
+cross = json.load(open("c.json"))["tp"][0]["crossovers"]
+expect(r.returncode == 0 and [(c["from"], c["to"]) for c in cross][:3] == [(0, 3), (3, 1), (1, 2)]
+       and cross[0]["tokens"] == 129 and cross[0]["from_stops_applying"] and not cross[1]["from_stops_applying"]
+       and "tier 0 does not apply past M 128" in r.stdout, f"close crossovers all said: {cross}", r)
+# The production thresholds do not depend on which M were listed.
+thr = lambda *a: [l for l in run("--tp", "8", *a).stdout.splitlines() if "production selection" in l]
+expect(thr("--tokens", "1,5") == thr(), f"thresholds of --tokens 1,5: {thr('--tokens', '1,5')} against {thr()}")
+# One rank exchanges nothing: at T 1 no collective's latency is paid.
+real1, slow1 = at([], 1, 1), at(["--nccl-us", "1000"], 1, 1)
+expect(real1[1:] == slow1[1:], f"T 1: an NCCL latency of 1000 us changes nothing: {real1} against {slow1}")
+# The measured shard GEMMs are of one L: at another L the model, not the table, predicts (a weight
+# 100 times larger takes far longer); past the table's largest M (8192) the time still grows.
+wide = run("--fake", "--tp", "8", "--tokens", "1", "--dims", "7168,358400", "--json", "wl.json")
+narrow = run("--fake", "--tp", "8", "--tokens", "1", "--json", "wn.json")
+tw, tn = (json.load(open(f))["tp"][0]["rows"][0]["tier2_us"] for f in ("wl.json", "wn.json"))
+expect(wide.returncode == 0 and tw > 4 * tn, f"tier 2 at L 358400 {tw} us against L 3584 {tn} us")
+big = [x["tier2_us"] for x in json.load(open(run("--fake", "--tp", "8", "--tokens", "8192,16384,65536", "--json", "wb.json")
+                                            and "wb.json"))["tp"][0]["rows"]]
+expect(big[0] < big[1] < big[2], f"tier 2 (fake) past the table's largest M grows: {big}")
+no_l = dict(h200)
+del no_l["gemm_shard_L"]
+json.dump(no_l, open("nol.json", "w"))
+r = run("--machine", "nol.json")
+expect(r.returncode == 2 and "needs 'gemm_shard_L'" in r.stderr, "a shard table without its L", r)
+# A name with XML's special characters keeps the SVG well formed.
+r = run("--machine", machine_with("amp.json", name="H200 <NVL> & IB"), "--tp", "8", "--svg", "amp.svg")
+try:
+    amp_text = "".join(ET.parse("amp.svg").getroot().itertext())
+except (ET.ParseError, OSError) as e:
+    amp_text = f"not well formed: {e}"
+expect(r.returncode == 0 and "H200 <NVL> & IB" in amp_text, f"an SVG of a name with & and <: {amp_text[:80]}", r)
+# --fit refuses what it cannot fit from: no rmsnorm rows (it crashed), small M only, a run of several processes.
+strip_rows = lambda name, keep: (json.dump(dict(b, rows=[x for x in b["rows"] if keep(x)]), open(name, "w")), name)[1]
+b = json.load(open(bench8))
+for name, keep, needle in (("norm.json", lambda x: x["what"] != "rmsnorm", "lack 'rmsnorm' rows"),
+                           ("small.json", lambda x: x["tokens"] <= 128, "the largest 'rmsnorm' run (M 128) moves"),
+                           ("t1.json", lambda x: x["what"] != "tier1-all", "run ltt bench --backend cuda with tier 1")):
+    r = run("--fit", strip_rows(name, keep), "--machine-out", "fo2.json")
+    expect(r.returncode == 2 and needle in r.stderr and not os.path.exists("fo2.json"), f"--fit {name}", r)
+json.dump(dict(b, processes=2), open("np2.json", "w"))
+r = run("--fit", "np2.json", "--machine-out", "fo2.json")
+expect(r.returncode == 2 and "figures of 2 processes" in r.stderr, "--fit on a run of 2 processes", r)
+other_l = dict(b, dims=[7168, 1792])
+json.dump(other_l, open("l1792.json", "w"))
+r = run("--fit", f"{bench8},l1792.json", "--machine-out", "fo2.json")
+expect(r.returncode == 2 and "its dims have L 1792, the first file's 3584" in r.stderr, "--fit files of two L", r)
+# --check reads real ranks (one process per GPU: tierK rows, NCCL for tiers 1-4, peer memory for tier 0)
+# and predicts them as simulate does without --fake.
+np2 = os.path.join(src, "bench", "results", "h200x2", "s6", "4-path", "bench_np2.json")
+r = run("--check", np2)
+real = [l.split() for l in r.stdout.splitlines() if l.split()[:2] == ["real", "2"]]
+expect(r.returncode in (0, 1) and len(real) == 30 and "54 tierK rows left out" in r.stdout, "--check of real ranks at T 2", r)
+one = at([], 2, 1)
+row = next((x for x in real if x[2] == "1" and x[3] == "0"), None)
+expect(row is not None and abs(float(row[5]) - one[0]) < 0.06, f"--check's real tier 0 at T 2 M 1 ({row}) is simulate's ({one[0]})")
+r = run("--check", np2, "--nccl-us", "6.4")
+expect(r.returncode in (0, 1) and r.stdout != run("--check", np2).stdout, "what-if flags move --check's real-rank predictions", r)
 
 for f in fails:
     print("FAILED:", f)
