@@ -60,6 +60,7 @@ Result<int> run_bench(const BenchOptions& o) {
   if (o.peer_memory != "cuda-ipc")
     return LTT_USAGE("--peer-memory ", o.peer_memory, " is the memory sibling processes share: run under mpirun -np 2 or "
                      "more, one process per GPU (one process has no siblings)");
+  if (!o.machine_out.empty()) LTT_TRY(fit_possible(o.dims, o.tokens, o.tiers));
   auto cases = bench_problems(o, 1);
   if (!cases.ok()) return cases.error();
   const std::vector<Problem>& ps = *cases;

@@ -304,6 +304,22 @@ Status add_shard_gemms(Machine& m, const nlohmann::json& b) {
   return {};
 }
 
+Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<int>& tiers) {
+  const double M = tokens.empty() ? 0 : *std::max_element(tokens.begin(), tokens.end());
+  // ltt bench's bytes of its rmsnorm row (R read, N written, g read) and of widen and round (6 M H).
+  const double stream = std::min(4.0 * M * d.L + 2.0 * d.L, 6.0 * M * d.H);
+  const char* remedy = " (--machine-out fits the model's one-GPU figures; give --tokens up to 2048 or more, at k3 sizes)";
+  if (!(stream >= kFitStreamBytes))
+    return LTT_USAGE("--machine-out: at the largest M, ", M, ", the streaming kernels move ", fmt("%.2g", stream / 1e6),
+                     " MB; their bandwidth is fitted on a run of at least ", kFitStreamBytes / 1e6, " MB", remedy);
+  if (M < kFitGemmTokens)
+    return LTT_USAGE("--machine-out: the GEMM's rate is fitted at a compute-bound M, at least ", kFitGemmTokens,
+                     "; the largest here is ", M, remedy);
+  if (std::find(tiers.begin(), tiers.end(), 1) == tiers.end())
+    return LTT_USAGE("--machine-out: the warm GEMM is fitted from tier 1's time: give tier 1 in --tier");
+  return {};
+}
+
 Result<Machine> fit_machine(const nlohmann::json& b) {
   LTT_TRY(bench_figures(b));
   if (b.contains("processes"))

@@ -68,6 +68,9 @@ Status check_machine(const Machine& m, const std::string& what);
 inline constexpr double kFitStreamBytes = 16e6;  // the largest rmsnorm, widen and round runs move at least this
 inline constexpr int kFitGemmTokens = 1024;       // the largest gemm-full run has at least this M (compute-bound)
 Result<Machine> fit_machine(const nlohmann::json& bench);
+// Whether ltt bench at these dims, token counts and tiers will write figures
+// fit_machine takes: said before the run, not after it (--machine-out).
+Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<int>& tiers);
 Status add_shard_gemms(Machine& m, const nlohmann::json& bench);
 
 // Predicted latency (us) of `tier` at (dims, T, M): real ranks (one per GPU)

@@ -206,6 +206,11 @@ other_l = dict(b, dims=[7168, 1792])
 json.dump(other_l, open("l1792.json", "w"))
 r = run("--fit", f"{bench8},l1792.json", "--machine-out", "fo2.json")
 expect(r.returncode == 2 and "its dims have L 1792, the first file's 3584" in r.stderr, "--fit files of two L", r)
+# ltt bench --machine-out says before its run (no GPU needed to say it) what it could not fit from.
+for args, needle in ((["--dims", "small"], "the streaming kernels move 4.2 MB"), (["--dims", "16384,16384", "--tokens", "1,600"], "compute-bound M, at least 1024"),
+                     (["--tier", "0,2"], "give tier 1 in --tier")):
+    r = subprocess.run([ltt, "bench", "--backend", "cuda", "--machine-out", "bm.json", *args], capture_output=True, text=True, timeout=60)
+    expect(r.returncode == 2 and needle in r.stderr and not os.path.exists("bm.json"), f"ltt bench --machine-out {args}", r)
 # --check reads real ranks (one process per GPU: tierK rows, NCCL for tiers 1-4, peer memory for tier 0)
 # and predicts them as simulate does without --fake.
 np2 = os.path.join(src, "bench", "results", "h200x2", "s6", "4-path", "bench_np2.json")
