@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda-ipc", "nccl", "both"}); },
       "under mpirun: the peer memory under ltt's collective kernels: cuda-ipc (rows 'ipc'), nccl (NCCL symmetric "
       "windows, rows 'sym'; one process per GPU) or both (each figure over each)")->default_str("cuda-ipc")->type_name("NAME");
-  add(bench, "--machine-out", bo.machine_out, path_value, "write the timing model's calibration fitted from these figures (ltt simulate --machine)");
+  add(bench, "--machine-out", bo.machine_out, path_value, "write the timing model's calibration fitted from these figures (ltt simulate --machine); it needs a large M (at k3 sizes --tokens up to 2048 or more) and tier 1");
 
   // ---- simulate
   ltt::SimulateOptions so;
