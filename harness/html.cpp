@@ -126,7 +126,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
     h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
              "</td><td>", r.tier, "</td><td>", r.p.T, "</td><td>", r.p.M, "</td><td>", name(r.p.dist), "</td><td>",
              name(r.contract.algo), "</td><td>", r.outside, "</td><td>", std::isinf(r.steps_max) ? std::string("inf") : fmt("%.0f", r.steps_max),
-             "</td><td>", fmt("%.3g", r.vs_truth.max_ratio), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
+             "</td><td>", max_ratio_text(r.vs_truth), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
              r.ulp_hist[3], "</td><td>", r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
              !r.reran ? "-" : r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
   }
@@ -141,7 +141,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
              ": tier ", r.tier, ", T ", r.p.T, ", M ", r.p.M, ", ", name(r.p.dist), ", ", name(r.contract.algo), ": ",
              r.ok ? "pass" : "FAIL", "</h2>\n");
     if (!r.ok) {
-      h += cat("<p>failed checks: <b>", esc(join(r.failed_checks())), "</b>; ", r.outside, " elements outside their admissible sets",
+      h += cat("<p>failed checks: <b>", esc(join(r.failed_checks())), "</b>; ", counted(r.outside, "element"), " outside their admissible sets",
                r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                r.product_rounded_first() ? cat("<p>", esc(r.product_rounded_note()), ".</p>\n") : std::string(),

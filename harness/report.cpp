@@ -288,14 +288,14 @@ void Report::add(const CaseResult& r) {
   const double n = static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1);
   table_.row({std::to_string(r.tier), std::to_string(r.p.T), std::to_string(r.p.M), name(r.p.dist), name(r.contract.algo),
               std::to_string(r.outside), std::isinf(r.steps_max) ? "inf" : fmt("%.0f", r.steps_max),
-              fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / n), fmt("%.3g", r.vs_truth.max_ratio),
+              fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / n), max_ratio_text(r.vs_truth),
               std::to_string(h[0]), std::to_string(h[1]), std::to_string(h[2]), std::to_string(h[3]),
               r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), !r.reran ? "-" : r.deterministic ? "same" : "DIFF",
               std::to_string(r.gate_fail), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
   if (!r.ok) {
     std::string why;
     if (!r.stopped.empty()) why += cat(" stopped: ", r.stopped, ";");
-    if (r.outside) why += cat(" ", r.outside, " elements outside their admissible sets (farthest ",
+    if (r.outside) why += cat(" ", counted(r.outside, "element"), " outside their admissible sets (farthest ",
                               std::isinf(r.steps_max) ? std::string("a NaN/Inf class mismatch") : fmt("%.0f bf16 steps", r.steps_max), ");");
     if (r.all_zero) why += " all zero;";
     if (r.bad_rank >= 0)
@@ -463,7 +463,7 @@ Status Report::finish(double wall_seconds) {
       f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
         << " | " << r.outside << " | "
         << fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1))
-        << " | " << fmt("%.3g", r.vs_truth.max_ratio) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
+        << " | " << max_ratio_text(r.vs_truth) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
         << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | "
         << (r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | " << (!r.reran ? "-" : r.deterministic ? "same" : "differs")
         << " | " << r.gate_fail << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |\n";

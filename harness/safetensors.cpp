@@ -18,6 +18,14 @@
 
 namespace ltt {
 
+namespace {
+// safetensors' other dtypes: a valid file, in a form ltt does not read.
+constexpr const char* kNotRead = " F16 F8_E4M3 F8_E5M2 F8_E8M0 F4 F6_E2M3 F6_E3M2 I8 U8 I16 U16 I32 U32 I64 U64 BOOL C64 ";
+constexpr const char* kValidNotRead =
+    " is a safetensors dtype ltt does not read: ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, "
+    "e.g. .to(torch.bfloat16) or .float())";
+}  // namespace
+
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian and is copied as-is");
 static_assert(sizeof(bf16) == 2 && sizeof(float) == 4 && sizeof(double) == 8);
@@ -234,7 +242,8 @@ Result<SafeTensors> read_safetensors(const std::string& path) {
   auto st = parse_safetensors(path, buf.data(), buf.size());
   if (!st.ok()) {  // what to do, after what is wrong
     Error e = st.error();
-    e.message += ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)";
+    if (e.message.find(kValidNotRead) == std::string::npos)  // a valid file of a dtype ltt does not read says its own remedy
+      e.message += ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)";
     return e;
   }
   return st;
@@ -295,6 +304,8 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     if (ds == "BF16") t.dtype = StDtype::BF16;
     else if (ds == "F32") t.dtype = StDtype::F32;
     else if (ds == "F64") t.dtype = StDtype::F64;
+    else if (std::string_view(kNotRead).find(cat(" ", ds, " ")) != std::string_view::npos)
+      return BADT("dtype ", ds, kValidNotRead);
     else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
     if (!sh.is_array()) return BADT("'shape' is not an array");
     for (size_t i = 0; i < sh.size(); ++i) {

@@ -32,6 +32,7 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
   const Problem& p = c.in.p;
   Outputs res;
   std::map<std::pair<int, int>, std::string> named;  // (tier, rank) -> the tensor that gave it
+  std::vector<std::string> others;                    // tensors not named as outputs
   for (const auto& [n, t] : out.tensors) {
     int tier = -1, rank = -1;
     if (n == "output") {
@@ -42,6 +43,7 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
     } else if (std::sscanf(n.c_str(), "output.tier%d.rank%d", &tier, &rank) != 2 || n != cat("output.tier", tier, ".rank", rank)) {
       if (n.rfind("output", 0) == 0)
         return LTT_USAGE(file, ": tensor '", n, "' is neither 'output' nor 'output.tier{k}.rank{r}': rename it");
+      others.push_back(n);
       continue;  // inputs and expected tensors (a failure dump verifies as it is)
     }
     if (tier < 0 || tier >= kNumTiers) return LTT_USAGE(file, ": tensor '", n, "': tier ", tier, " does not exist");
@@ -58,10 +60,16 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
     if (!v.ok()) return v.error();
     res.by_tier[tier][rank] = std::move(*v);
   }
-  if (res.by_tier.empty())
+  if (res.by_tier.empty()) {
+    std::vector<std::string> held = res.skipped;
+    held.insert(held.end(), others.begin(), others.end());
+    const size_t shown = std::min<size_t>(held.size(), 8);
     return LTT_USAGE(file, ": no output to verify: expected a tensor 'output' or 'output.tier{k}.rank{r}' of shape [", p.M,
                      ", ", p.H, "]", o.tier ? cat(" for tier ", *o.tier) : std::string(),
-                     res.skipped.empty() ? std::string() : cat(" (it holds ", join(res.skipped), ")"));
+                     held.empty() ? std::string(" (it holds no tensor)")
+                                  : cat(" (it holds ", join(std::span(held).first(shown)),
+                                        held.size() > shown ? cat(" and ", held.size() - shown, " more") : std::string(), ")"));
+  }
   return res;
 }
 
@@ -208,7 +216,7 @@ Result<int> run_verify(const VerifyOptions& o) {
     // per case: a pass covers the tiers given, not the file.
     std::vector<int> left;
     for (const auto& [tier, m] : c.expected)
-      if (!l->outs.by_tier.count(tier)) left.push_back(tier);
+      if (!l->outs.by_tier.count(tier) && (!o.tier || *o.tier == tier)) left.push_back(tier);
     if (!left.empty())
       report.note(cat(fs::path(case_file).filename().string(), ": no output given for tier", left.size() > 1 ? "s " : " ",
                       join(left, ","), " of the ", c.expected.size(), " the case file covers (not checked)"));
@@ -262,7 +270,7 @@ Result<int> run_verify(const VerifyOptions& o) {
                     join(ranks, ",", [](const auto& ry) { return ry.first; }), ")");
       }
       if (!l->outs.skipped.empty()) {
-        given += cat(given.empty() ? "" : "; ", "not checked (--tier ", tier, "): ", join(l->outs.skipped));
+        given += cat(given.empty() ? "" : "; ", "left out by --tier ", tier, ": ", join(l->outs.skipped));
       }
       // A directory's rows name their case: shape, seed and norm are not columns.
       if (dir_mode) given = cat("case ", fs::path(case_file).filename().string(), given.empty() ? "" : "; ", given);

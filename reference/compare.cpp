@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "bf16.hpp"
@@ -88,6 +89,10 @@ ErrorStats compare_impl(Get y_at, size_t n, const MatD& truth, const MatD& bound
                             " decades (max |truth| ", top, ", median ", median, "), so its norm is that of the largest rows alone");
     }
   }
+  if (ratios.empty() && n > 0) {
+    s.normwise = std::nan("");
+    s.normwise_note = "not computed: no element is finite in both the output and the truth";
+  }
   if (!ratios.empty()) {
     const size_t k = std::min(ratios.size() - 1, static_cast<size_t>(std::ceil(0.999 * static_cast<double>(ratios.size()))) - 1);
     std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(k), ratios.end());
@@ -97,6 +102,13 @@ ErrorStats compare_impl(Get y_at, size_t n, const MatD& truth, const MatD& bound
 }
 
 }  // namespace
+
+std::string max_ratio_text(const ErrorStats& s) {
+  if (s.nonfinite_mismatch > 0) return "inf";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", s.max_ratio);
+  return b;
+}
 
 ErrorStats compare_to_truth(const MatD& y, const MatD& truth, const MatD& bound, Mode mode) {
   return compare_impl([&](size_t e) { return y.data()[e]; }, static_cast<size_t>(y.size()), truth, bound, mode);

@@ -25,6 +25,10 @@ struct ErrorStats {
   long first_over = -1;            // flat index of the first element over its bound
   bool ok() const { return over == 0 && nonfinite_mismatch == 0 && n > 0 && nonzero > 0; }
 };
+// The figures above but n, the counts and first_over are over the elements
+// finite in both y and the truth. For a table: max_ratio ("0.53"), or "inf"
+// where an element is non-finite on one side only (its error is unbounded).
+std::string max_ratio_text(const ErrorStats& s);
 
 // The value an output must have where it cannot be finite: in emulated mode
 // the truth rounded to bf16 (a sum past bf16's maximum is +-Inf), in exact

@@ -445,8 +445,11 @@ elif cls == "robust":
     stfile.write("mix.safetensors", {**{f"output.tier1.rank{r}": t11["expected.tier1"] for r in range(7)},
                                      "output.tier2.rank0": (t11["expected.tier2"][0], t11["expected.tier2"][1], bytes(len(t11["expected.tier2"][2])))})
     r = run([ltt, "verify", "--case", full, "--output", "mix.safetensors", "--tier", "1"])
-    expect(r.returncode == 0 and "7 of 8 ranks' outputs given" in r.stdout and "not checked (--tier 1): output.tier2.rank0" in r.stdout,
-           "--tier 1: the other tier's tensor and the missing rank are said", r)
+    expect(r.returncode == 0 and "7 of 8 ranks' outputs given" in r.stdout and "left out by --tier 1: output.tier2.rank0" in r.stdout
+           and "no output given" not in r.stdout, "--tier 1: the other tier's tensor and the missing rank are said, tier 2 not called missing", r)
+    stfile.write("misnamed.safetensors", {"out.tier1.rank0": t11["expected.tier1"]})
+    refused(["verify", "--case", full, "--output", "misnamed.safetensors"], "no output to verify: expected a tensor 'output' or "
+            "'output.tier{k}.rank{r}' of shape [5, 256] (it holds out.tier1.rank0)")
     r = run([ltt, "verify", "--case", full, "--output", "mix.safetensors"])
     expect(r.returncode == 1, "without --tier the all-zero tier 2 output fails", r)
     # 12. A case file whose expected output is not what its inputs and metadata give is refused.

@@ -72,9 +72,17 @@ except AssertionError as e:
     expect("index (2, " in msg and "admissible [" in msg, f"the message names row 2 and the admissible set: {msg}")
     expect("reproduce:" in msg and "verify --case" in msg, f"the message has the reproduce command: {msg}")
     first = msg
-# Failing outputs on a kept case (workdir) stay, so that `reproduce` runs; passing ones are removed.
+# Failing outputs on a kept case (workdir) stay, in that workdir, so that `reproduce` runs; passing ones are removed.
 v = ltt.verify(case, bad, tier=1)
 expect(v.kept and v.kept in v.reproduce and os.path.isdir(v.kept), f"a failing output is kept for reproduce: {v.kept}")
+expect(os.path.dirname(v.kept) == os.path.join(work, "case"), f"kept in the case's workdir, not the system's temp: {v.kept}")
+v2 = ltt.verify(case, bad, tier=1, workdir=os.path.join(work, "mine"))
+expect(os.path.dirname(v2.kept) == os.path.join(work, "mine"), f"kept where verify's workdir says: {v2.kept}")
+# The case's metadata, and the RMSNorm order of its expected outputs (F.rms_norm rounds once: "fused").
+expect(case.eps == 1e-6 and case.norm == "declared", f"eps and norm of a default case: {case.eps} {case.norm}")
+fused = ltt.case(tp=8, tokens=5, dims="small", tiers=[2], norm="fused", workdir=os.path.join(work, "case"))
+expect(fused.norm == "fused" and fused.meta["rmsnorm_order"] == "fused", f"case(norm='fused'): {fused.meta}")
+expect(ltt.verify(fused, fused.expected[2], tier=2).passed, "a fused case's own expected output passes")
 r = subprocess.run(v.reproduce, shell=True, capture_output=True, text=True)
 expect(r.returncode == 1, f"the reproduce command fails the output again: {r.returncode} {r.stderr}")
 for name in os.listdir(tmp):

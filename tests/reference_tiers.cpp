@@ -6,6 +6,8 @@
 #include <omp.h>
 
 #include <array>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "support.hpp"
@@ -132,6 +134,30 @@ TEST_CASE("reference: a wrong output exceeds the bound") {
   for (size_t e = 0; e < bad.size(); ++e) bad.v[e] = to_bf16(to_double(bad.v[e]) - to_double(in.S[3].v[e]));
   const ErrorStats st = compare_to_truth(bad, ref.truth().Y, ref.bound(1, Mode::emulated, tier_def(1).contract), Mode::emulated);
   CHECK(st.over > 0);
+}
+
+TEST_CASE("reference: an output NaN where the truth is finite reads as an unbounded error, not as none") {
+  const Problem p = problem(kDimsSmall, 8, 5);
+  const Inputs in = generate_inputs(p);
+  Reference ref(in);
+  auto y = ref.emulated(1, tier_def(1).contract);
+  REQUIRE(y.ok());
+  const MatD bound = ref.bound(1, Mode::emulated, tier_def(1).contract);
+  MatrixB nan = (*y)[0];
+  for (auto& v : nan.v) v = to_bf16(std::nan(""));
+  const ErrorStats all = compare_to_truth(nan, ref.truth().Y, bound, Mode::emulated);
+  CHECK_FALSE(all.ok());
+  CHECK(all.nonfinite_mismatch == nan.size());
+  CHECK(max_ratio_text(all) == "inf");
+  CHECK(std::isnan(all.normwise));  // no element finite on both sides: not computed, not 0
+  CHECK(all.normwise_note.find("no element is finite in both") != std::string::npos);
+  MatrixB one = (*y)[0];
+  one.v[7] = to_bf16(std::nan(""));
+  const ErrorStats st = compare_to_truth(one, ref.truth().Y, bound, Mode::emulated);
+  CHECK(st.nonfinite_mismatch == 1);
+  CHECK(max_ratio_text(st) == "inf");
+  CHECK(std::isfinite(st.normwise));  // over the other elements
+  CHECK(max_ratio_text(compare_to_truth((*y)[0], ref.truth().Y, bound, Mode::emulated)) != "inf");
 }
 
 TEST_CASE("reference: batch invariance, a token's row does not depend on M") {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -297,8 +298,25 @@ TEST_CASE("safetensors: ill-typed dtype, shape or data_offsets is rejected") {
 }
 
 TEST_CASE("safetensors: an unknown dtype is rejected") {
+  CHECK(has(error_of(R"({"w": {"dtype": "Q7", "shape": [2], "data_offsets": [0, 2]}})", 2),
+            "tensor 'w': unknown dtype 'Q7'"));
+}
+
+TEST_CASE("safetensors: a valid file of a dtype ltt does not read says so, and how to convert, not that it is damaged") {
   CHECK(has(error_of(R"({"w": {"dtype": "I8", "shape": [2], "data_offsets": [0, 2]}})", 2),
-            "tensor 'w': unknown dtype 'I8'"));
+            "tensor 'w': dtype I8 is a safetensors dtype ltt does not read: ltt reads BF16, F32 and F64"));
+  TempDir dir;
+  const std::string path = (dir.path / "half.safetensors").string();
+  const std::vector<uint8_t> f = file_bytes(R"({"output": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}})", std::vector<uint8_t>(4));
+  FILE* out = std::fopen(path.c_str(), "wb");
+  REQUIRE(out != nullptr);
+  REQUIRE(std::fwrite(f.data(), 1, f.size(), out) == f.size());
+  std::fclose(out);
+  auto r = read_safetensors(path);
+  REQUIRE(!r.ok());
+  CHECK(has(r.error().message, "tensor 'output': dtype F16 is a safetensors dtype ltt does not read"));
+  CHECK(has(r.error().message, "convert, e.g. .to(torch.bfloat16)"));
+  CHECK(!has(r.error().message, "damaged"));
 }
 
 TEST_CASE("safetensors: a negative dimension is rejected") {

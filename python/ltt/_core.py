@@ -106,7 +106,8 @@ class Case:
 
     inputs: {"R": [T x [M, L]], "S": [T x [M, H]], "g": [L], "W": [H, L]} (float32 holding bf16 values,
     or torch tensors on `device`); expected: {tier: [M, H]}; expected_exact: [M, H] float64 truth;
-    meta: the case file's metadata; path: the case file. A case from ltt.case() without `workdir` lives in
+    meta: the case file's metadata (eps: its RMSNorm epsilon, norm: the RMSNorm order of its expected
+    outputs, declared or fused); path: the case file. A case from ltt.case() without `workdir` lives in
     a temporary folder that is removed with the Case (when it is garbage-collected, or at exit): `path`
     holds while the Case does."""
 
@@ -114,7 +115,9 @@ class Case:
         t, meta = _read(path)
         self.path, self.meta = path, meta
         self._temporary = None  # ltt.case() without workdir: the folder's remover
+        self.workdir = None  # ltt.case()'s workdir: where verify() keeps a failing output's folder
         self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
+        self.eps, self.norm = float(meta["eps"]), meta.get("rmsnorm_order", "declared")
         self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
         self.tiers = [int(k) for k in meta["tiers"].split(",")]
         conv = _converter(device)
@@ -152,9 +155,11 @@ def _one_int(name, v):
 
 
 def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", eps=1e-6, algo=None, device=None,
-         workdir=None):
+         workdir=None, norm=None):
     """Writes one case with `ltt golden` and loads it: tp, tokens and seed are one integer each, dist one
-    distribution (realistic, adversarial or exact). With `workdir` the case file is kept in a sub-folder
+    distribution (realistic, adversarial or exact); norm the RMSNorm order of the expected outputs (None:
+    each tier's declared order; "fused" for a kernel that rounds once, as F.rms_norm does, or
+    "round-then-weight"). With `workdir` the case file is kept in a sub-folder
     of it named by a hash of the arguments (golden-<hash>/, so that another case there is never taken for
     this one); without, it goes to a temporary folder removed with the Case (see Case)."""
     if not isinstance(dist, str) or dist == "all" or "," in dist:
@@ -165,6 +170,8 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
             "--seed", _one_int("seed", seed), "--tier", tiers_arg, "--eps", repr(float(eps))]
     if algo:
         args += ["--algo", algo]
+    if norm:
+        args += ["--norm", str(norm)]
     if workdir:
         work = os.path.join(workdir, "golden-" + hashlib.sha256(" ".join(args).encode()).hexdigest()[:16])
         os.makedirs(work, exist_ok=True)
@@ -184,6 +191,7 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
         raise
     if not workdir:
         c._temporary = weakref.finalize(c, shutil.rmtree, work, True)
+    c.workdir = workdir
     return c
 
 
@@ -250,13 +258,14 @@ class Verdict:
         return f"ltt.Verdict(passed={self.passed}, outside={self.outside}, failed_checks={self.failed_checks})"
 
 
-def verify(case, output, tier, rank=None):
+def verify(case, output, tier, rank=None, workdir=None):
     """Judges `output` ([M, H]; NumPy or torch; bf16 values or fp32, rounded to bf16 as ltt does)
     as tier `tier`'s output on `case`. Returns a Verdict (truthy when it passes).
     With rank=None the output is rank 0's; a dict {rank: output} checks several ranks.
     The output goes to a temporary folder, removed once the verdict is read, except when the output fails
     on a case whose file stays (ltt.case(..., workdir=DIR), or Case(path)): then the folder is kept, as
-    Verdict.kept, so that Verdict.reproduce runs later."""
+    Verdict.kept, so that Verdict.reproduce runs later. It is made in `workdir`, else in the case's
+    (ltt.case(..., workdir=DIR)), else in the system's temporary folder."""
     outs = output if isinstance(output, dict) else {0 if rank is None else rank: output}
     tensors = {}
     for r, y in outs.items():
@@ -264,7 +273,10 @@ def verify(case, output, tier, rank=None):
         if a.shape != (case.tokens, case.hidden):
             raise LttError(f"output of rank {r} has shape {a.shape}, the case needs {(case.tokens, case.hidden)}")
         tensors[f"output.tier{tier}.rank{r}"] = a
-    work, keep = tempfile.mkdtemp(prefix="ltt-verify-"), False
+    where = workdir or getattr(case, "workdir", None)
+    if where:
+        os.makedirs(where, exist_ok=True)
+    work, keep = tempfile.mkdtemp(prefix="ltt-verify-", dir=where), False
     try:
         out_path = os.path.join(work, "output.safetensors")
         _write(out_path, tensors)
@@ -283,10 +295,10 @@ def verify(case, output, tier, rank=None):
             shutil.rmtree(work, ignore_errors=True)
 
 
-def assert_verified(case, output, tier, rank=None):
+def assert_verified(case, output, tier, rank=None, workdir=None):
     """Raises AssertionError (a message like torch.testing.assert_close's: what failed, where, by how
     much, how to reproduce) unless `output` is admissible for `tier` on `case`."""
-    v = verify(case, output, tier, rank)
+    v = verify(case, output, tier, rank, workdir)
     if not v.passed:
         raise AssertionError(v.message())
     return v
