@@ -21,7 +21,7 @@ namespace ltt {
 namespace {
 // safetensors' other dtypes: a valid file, in a form ltt does not read.
 constexpr const char* kNotRead = " F16 F8_E4M3 F8_E5M2 F8_E8M0 F4 F6_E2M3 F6_E3M2 I8 U8 I16 U16 I32 U32 I64 U64 BOOL C64 ";
-constexpr const char* kValidNotRead =
+constexpr const char* kNotReadRemedy =
     " is a safetensors dtype ltt does not read: ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, "
     "e.g. .to(torch.bfloat16) or .float())";
 }  // namespace
@@ -242,7 +242,7 @@ Result<SafeTensors> read_safetensors(const std::string& path) {
   auto st = parse_safetensors(path, buf.data(), buf.size());
   if (!st.ok()) {  // what to do, after what is wrong
     Error e = st.error();
-    if (e.message.find(kValidNotRead) == std::string::npos)  // a valid file of a dtype ltt does not read says its own remedy
+    if (e.message.find(kNotReadRemedy) == std::string::npos)  // a valid file of a dtype ltt does not read says its own remedy
       e.message += ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)";
     return e;
   }
@@ -284,6 +284,9 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
   st.source = where;
   struct Range { uint64_t b, e; std::string name; };
   std::vector<Range> ranges;
+  // The first tensor of a dtype ltt does not read: said once the rest of the
+  // file has proved whole (a damaged file is told it is damaged first).
+  std::string not_read;
   const json& hc = h;
   for (const auto& [name, v] : hc.items()) {
     if (name == "__metadata__") {
@@ -304,9 +307,18 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     if (ds == "BF16") t.dtype = StDtype::BF16;
     else if (ds == "F32") t.dtype = StDtype::F32;
     else if (ds == "F64") t.dtype = StDtype::F64;
-    else if (std::string_view(kNotRead).find(cat(" ", ds, " ")) != std::string_view::npos)
-      return BADT("dtype ", ds, kValidNotRead);
-    else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
+    else if (std::string_view(kNotRead).find(cat(" ", ds, " ")) != std::string_view::npos) {
+      // Its element size is not ltt's to know: its offsets are checked as a range only.
+      if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+        return BADT("'data_offsets' (", brief(off), ") is not a pair of non-negative integers");
+      const uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
+      if (b > e) return BADT("data_offsets [", b, ", ", e, "] begin after they end");
+      if (e > body_size)
+        return BADT("data_offsets [", b, ", ", e, "] run past the end of the data section (", body_size, " bytes)");
+      ranges.push_back({b, e, name});
+      if (not_read.empty()) not_read = cat(where, ": tensor '", name, "': dtype ", ds, kNotReadRemedy);
+      continue;
+    } else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
     if (!sh.is_array()) return BADT("'shape' is not an array");
     for (size_t i = 0; i < sh.size(); ++i) {
       const json& d = sh[i];
@@ -355,6 +367,7 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
   if (pos != body_size)
     return BAD("data section is ", body_size, " bytes but the tensors cover ", pos, ": ",
                body_size - pos, " trailing bytes belong to no tensor");
+  if (!not_read.empty()) return LTT_USAGE(not_read);
   return st;
 }
 

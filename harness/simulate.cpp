@@ -170,11 +170,14 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
         return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to 1000000 (it is ", g.dump(), ")");
       m.gpus_per_node = g.get<int>();
     }
-    if (j.contains("gemm_shard_us")) {
-      const auto& l = j.contains("gemm_shard_L") ? j["gemm_shard_L"] : nlohmann::json();
+    if (j.contains("gemm_shard_us") && !(j["gemm_shard_us"].is_object() && j["gemm_shard_us"].empty())) {
+      if (!j.contains("gemm_shard_L"))
+        return LTT_USAGE(path, ": 'gemm_shard_us' needs 'gemm_shard_L', the latent width L its GEMMs were measured at (files ",
+                         "of an ltt before it lack it): add it (\"gemm_shard_L\": 3584 for figures of k3 sizes) or refit with ",
+                         "ltt simulate --fit");
+      const auto& l = j["gemm_shard_L"];
       if (!l.is_number_integer() || l.get<long long>() < 1 || l.get<long long>() > 1000000000)
-        return LTT_USAGE(path, ": 'gemm_shard_us' needs 'gemm_shard_L', the latent width L its GEMMs were measured at (a whole ",
-                         "number >= 1; it is ", l.dump(), "): refit with ltt simulate --fit, or add it");
+        return LTT_USAGE(path, ": 'gemm_shard_L' must be a whole number >= 1 (it is ", l.dump(), ")");
       m.gemm_shard_L = l.get<int>();
       if (!j["gemm_shard_us"].is_object())
         return LTT_USAGE(path, ": 'gemm_shard_us' must be an object: shard width -> {M -> us}");
@@ -255,12 +258,13 @@ namespace {
 // What ltt bench's --json holds, checked before any figure is read: an
 // object with dims [H, L] and a list of rows, each naming what it timed, at
 // which T and M, and its median. "" when it is that, else what is not.
-std::string bench_shape(const nlohmann::json& b) {
+std::string bench_shape(const nlohmann::json& b, bool need_dims = true) {
   if (!b.is_object()) return cat("the top level is a JSON ", b.type_name(), ", not an object");
   if (!b.contains("rows") || !b["rows"].is_array()) return "no 'rows' list";
   const nlohmann::json& d = b.contains("dims") ? b["dims"] : nlohmann::json();
   auto size = [](const nlohmann::json& v) { return v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 1000000000; };
-  if (!d.is_array() || d.size() != 2 || !size(d[0]) || !size(d[1])) return "no 'dims' [H, L] of whole numbers >= 1";
+  if ((need_dims || b.contains("dims")) && (!d.is_array() || d.size() != 2 || !size(d[0]) || !size(d[1])))
+    return "no 'dims' [H, L] of whole numbers >= 1";
   size_t i = 0;
   for (const auto& r : b["rows"]) {
     const bool ok = r.is_object() && r.contains("what") && r["what"].is_string() && r.contains("tp") && size(r["tp"]) &&
@@ -452,7 +456,8 @@ std::vector<Change> changes(const Machine& m, Dims d, int T, int lo, int hi, boo
 // "tier 0 -> 1 at M 129 (tier 0 does not apply past M 128)", the reason
 // said when the tier left behind stops applying rather than being overtaken.
 std::string change_text(const Machine& m, Dims d, int T, bool fake, const Change& c) {
-  std::string s = cat("tier ", c.from, " -> ", c.to, " at M ", c.M);
+  auto tier = [](int k) { return k < 0 ? std::string("no tier") : cat("tier ", k); };
+  std::string s = cat(tier(c.from), " -> ", c.to < 0 ? std::string("none") : std::to_string(c.to), " at M ", c.M);
   if (c.from >= 0 && std::isnan(predict_us(m, c.from, d, T, c.M, fake)))
     s += cat(" (tier ", c.from, " does not apply past M ", c.M - 1, ")");
   return s;
@@ -520,9 +525,10 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
   } catch (const std::exception& e) {
     return LTT_USAGE("--check ", o.check, ": not JSON: ", json_reason(e));
   }
-  if (auto why = bench_shape(b); !why.empty())
+  if (auto why = bench_shape(b, false); !why.empty())
     return LTT_USAGE("--check ", o.check, ": not ltt bench figures (", why, "): give the --json of ltt bench --backend cuda");
-  const Dims d{b["dims"][0].get<int>(), b["dims"][1].get<int>()};
+  // ltt bench before its 'dims' measured k3 sizes only.
+  const Dims d = b.contains("dims") ? Dims{b["dims"][0].get<int>(), b["dims"][1].get<int>()} : kDimsK3;
   // One process per rank and per GPU: the real ranks the model predicts.
   const int processes = b.contains("processes") && b["processes"].is_number_integer() ? b["processes"].get<int>() : 0;
   const bool own_gpus = b.contains("own_gpus") && b["own_gpus"].is_boolean() && b["own_gpus"].get<bool>();
@@ -551,7 +557,8 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
   if (meas.empty())
     return LTT_USAGE("--check ", o.check, ": no tierK-all rows (fake ranks) and no tierK rows of one process per GPU to compare with");
   std::printf("# predicted latency against ltt bench's measurement, %s: fake ranks (all T on one GPU; tierK-all rows)%s\n",
-              o.check.c_str(), processes > 0 ? " and real ranks (one process per GPU; tierK rows)" : "");
+              o.check.c_str(), processes > 0 && own_gpus ? " and real ranks (one process per GPU; tierK rows)" : "");
+  if (!b.contains("dims")) std::printf("# the file gives no dims (an ltt bench before they were written): k3, H 7168 L 3584\n");
   if (other)
     std::printf("# %zu tierK rows left out: ranks sharing a GPU or a process, or a transport the model has not (tier 0 is modelled "
                 "over peer memory, tiers 1-4 over NCCL)\n", other);

@@ -27,7 +27,8 @@ struct ErrorStats {
 };
 // The figures above but n, the counts and first_over are over the elements
 // finite in both y and the truth. For a table: max_ratio ("0.53"), or "inf"
-// where an element is non-finite on one side only (its error is unbounded).
+// where an element's non-finite class differs from the truth's (a NaN or an
+// infinity where the truth has a number or another class: no finite error).
 std::string max_ratio_text(const ErrorStats& s);
 
 // The value an output must have where it cannot be finite: in emulated mode

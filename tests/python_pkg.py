@@ -78,6 +78,8 @@ expect(v.kept and v.kept in v.reproduce and os.path.isdir(v.kept), f"a failing o
 expect(os.path.dirname(v.kept) == os.path.join(work, "case"), f"kept in the case's workdir, not the system's temp: {v.kept}")
 v2 = ltt.verify(case, bad, tier=1, workdir=os.path.join(work, "mine"))
 expect(os.path.dirname(v2.kept) == os.path.join(work, "mine"), f"kept where verify's workdir says: {v2.kept}")
+v3 = ltt.verify(case, bad, tier=1, workdir=os.path.relpath(os.path.join(work, "rel")))
+expect(os.path.isabs(v3.kept) and v3.kept in v3.reproduce, f"a relative workdir keeps an absolute path, for reproduce: {v3.kept}")
 # The case's metadata, and the RMSNorm order of its expected outputs (F.rms_norm rounds once: "fused").
 expect(case.eps == 1e-6 and case.norm == "declared", f"eps and norm of a default case: {case.eps} {case.norm}")
 fused = ltt.case(tp=8, tokens=5, dims="small", tiers=[2], norm="fused", workdir=os.path.join(work, "case"))

@@ -317,6 +317,12 @@ TEST_CASE("safetensors: a valid file of a dtype ltt does not read says so, and h
   CHECK(has(r.error().message, "tensor 'output': dtype F16 is a safetensors dtype ltt does not read"));
   CHECK(has(r.error().message, "convert, e.g. .to(torch.bfloat16)"));
   CHECK(!has(r.error().message, "damaged"));
+  // The same file cut short is damaged first, whatever its dtype.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 2);
+  auto cut = read_safetensors(path);
+  REQUIRE(!cut.ok());
+  CHECK(has(cut.error().message, "run past the end of the data section"));
+  CHECK(has(cut.error().message, "cut short, damaged or not safetensors"));
 }
 
 TEST_CASE("safetensors: a negative dimension is rejected") {

@@ -178,12 +178,21 @@ tw, tn = (json.load(open(f))["tp"][0]["rows"][0]["tier2_us"] for f in ("wl.json"
 expect(wide.returncode == 0 and tw > 4 * tn, f"tier 2 at L 358400 {tw} us against L 3584 {tn} us")
 big = [x["tier2_us"] for x in json.load(open(run("--fake", "--tp", "8", "--tokens", "8192,16384,65536", "--json", "wb.json")
                                             and "wb.json"))["tp"][0]["rows"]]
-expect(big[0] < big[1] < big[2], f"tier 2 (fake) past the table's largest M grows: {big}")
+# Held flat at its M 8192 time, the GEMM would leave tier 2 growing by the other kernels alone (x6.4 from
+# M 8192 to 65536); grown as the model's GEMM grows, x8.
+expect(big[0] < big[1] < big[2] and big[2] / big[0] > 7.5, f"tier 2 (fake) past the table's largest M grows: {big}")
 no_l = dict(h200)
 del no_l["gemm_shard_L"]
 json.dump(no_l, open("nol.json", "w"))
 r = run("--machine", "nol.json")
-expect(r.returncode == 2 and "needs 'gemm_shard_L'" in r.stderr, "a shard table without its L", r)
+expect(r.returncode == 2 and "needs 'gemm_shard_L'" in r.stderr and '"gemm_shard_L": 3584' in r.stderr, "a shard table without its L", r)
+no_l["gemm_shard_us"] = {}
+json.dump(no_l, open("nol0.json", "w"))
+r = run("--machine", "nol0.json", "--tp", "8", "--tokens", "1")
+expect(r.returncode == 0, "an empty shard table needs no L", r)
+# A bench file of an ltt before 'dims' was written measured k3 sizes: --check says so and takes them.
+r = run("--check", os.path.join(src, "bench", "results", "h200-gpu", "bench.json"))
+expect(r.returncode in (0, 1) and "the file gives no dims" in r.stdout and "fake   8     1    0" in r.stdout, "--check of a file without dims", r)
 # A name with XML's special characters keeps the SVG well formed.
 r = run("--machine", machine_with("amp.json", name="H200 <NVL> & IB"), "--tp", "8", "--svg", "amp.svg")
 try:

@@ -275,6 +275,7 @@ def verify(case, output, tier, rank=None, workdir=None):
         tensors[f"output.tier{tier}.rank{r}"] = a
     where = workdir or getattr(case, "workdir", None)
     if where:
+        where = os.path.abspath(where)  # reproduce runs from any directory
         os.makedirs(where, exist_ok=True)
     work, keep = tempfile.mkdtemp(prefix="ltt-verify-", dir=where), False
     try:
