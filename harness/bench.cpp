@@ -119,7 +119,7 @@ Result<int> run_bench(const BenchOptions& o) {
     const Inputs in = generate_inputs(p);
     const double M = p.M, L = p.L, H = p.H, Hs = p.Hs();
     // ltt's RMSNorm (its default kernel), then each kernel and shape forced.
-    const double norm_bytes = 2 * (2 * M * L) + 2 * L;
+    const double norm_bytes = bench_rmsnorm_bytes(M, L);
     struct NormRow {
       const char* what;
       gpu::NormChoice k;
@@ -279,10 +279,10 @@ Result<int> run_bench(const BenchOptions& o) {
     }
     auto wd = gpu::time_widen(p, in, o.reps);
     if (!wd.ok()) return wd.error();
-    row("widen", p, *wd, 6 * M * H, 0);
+    row("widen", p, *wd, bench_conv_bytes(M, H), 0);
     auto rd = gpu::time_round(p, in, o.reps);
     if (!rd.ok()) return rd.error();
-    row("round", p, *rd, 6 * M * H, 0);
+    row("round", p, *rd, bench_conv_bytes(M, H), 0);
     auto gs = gpu::time_gemm_shard_seq(p, in, 20, o.reps);
     if (!gs.ok()) return gs.error();
     row("gemm-shard", p, *gs, 2 * (M * L + Hs * L) + 8 * M * Hs, 2 * M * Hs * L);

@@ -304,47 +304,47 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     if (!dt.is_string()) return BADT("'dtype' is not a string");
     StTensor t;
     const std::string& ds = dt.get_ref<const std::string&>();
+    // A dtype ltt does not read (read false): its element size is not ltt's
+    // to know, so its offsets are checked as a range only.
+    bool read = true;
     if (ds == "BF16") t.dtype = StDtype::BF16;
     else if (ds == "F32") t.dtype = StDtype::F32;
     else if (ds == "F64") t.dtype = StDtype::F64;
-    else if (std::string_view(kNotRead).find(cat(" ", ds, " ")) != std::string_view::npos) {
-      // Its element size is not ltt's to know: its offsets are checked as a range only.
-      if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-        return BADT("'data_offsets' (", brief(off), ") is not a pair of non-negative integers");
-      const uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
-      if (b > e) return BADT("data_offsets [", b, ", ", e, "] begin after they end");
-      if (e > body_size)
-        return BADT("data_offsets [", b, ", ", e, "] run past the end of the data section (", body_size, " bytes)");
-      ranges.push_back({b, e, name});
-      if (not_read.empty()) not_read = cat(where, ": tensor '", name, "': dtype ", ds, kNotReadRemedy);
-      continue;
-    } else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
-    if (!sh.is_array()) return BADT("'shape' is not an array");
-    for (size_t i = 0; i < sh.size(); ++i) {
-      const json& d = sh[i];
-      if (!d.is_number_integer()) return BADT("shape entry ", i, " (", brief(d), ") is not an integer dimension");
-      if (!d.is_number_unsigned()) {
-        if (d.get<int64_t>() < 0) return BADT("shape entry ", i, " (", brief(d), ") is a negative dimension");
-        t.shape.push_back(0);  // "-0"
-      } else if (d.get<uint64_t>() > kMaxBytes) {
-        return BADT("shape entry ", i, " (", brief(d), ") of ", ds, " needs more than 2^40 bytes");
-      } else {
-        t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+    else if (std::string_view(kNotRead).find(cat(" ", ds, " ")) != std::string_view::npos) read = false;
+    else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
+    std::optional<uint64_t> need;
+    if (read) {
+      if (!sh.is_array()) return BADT("'shape' is not an array");
+      for (size_t i = 0; i < sh.size(); ++i) {
+        const json& d = sh[i];
+        if (!d.is_number_integer()) return BADT("shape entry ", i, " (", brief(d), ") is not an integer dimension");
+        if (!d.is_number_unsigned()) {
+          if (d.get<int64_t>() < 0) return BADT("shape entry ", i, " (", brief(d), ") is a negative dimension");
+          t.shape.push_back(0);  // "-0"
+        } else if (d.get<uint64_t>() > kMaxBytes) {
+          return BADT("shape entry ", i, " (", brief(d), ") of ", ds, " needs more than 2^40 bytes");
+        } else {
+          t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+        }
       }
+      need = tensor_bytes(t.shape, t.dtype);
+      if (!need) return BADT("shape ", shape_str(t.shape), " of ", ds, " needs more than 2^40 bytes");
     }
-    auto need = tensor_bytes(t.shape, t.dtype);
-    if (!need) return BADT("shape ", shape_str(t.shape), " of ", ds, " needs more than 2^40 bytes");
     if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
       return BADT("'data_offsets' (", brief(off), ") is not a pair of non-negative integers");
     uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
     if (b > e) return BADT("data_offsets [", b, ", ", e, "] begin after they end");
     if (e > body_size)
       return BADT("data_offsets [", b, ", ", e, "] run past the end of the data section (", body_size, " bytes)");
+    ranges.push_back({b, e, name});
+    if (!read) {
+      if (not_read.empty()) not_read = cat(where, ": tensor '", name, "': dtype ", ds, kNotReadRemedy);
+      continue;
+    }
     if (e - b != *need)
       return BADT("data_offsets [", b, ", ", e, "] span ", e - b, " bytes but shape ", shape_str(t.shape),
                   " of ", ds, " needs ", *need);
     t.bytes.assign(body + b, body + e);
-    ranges.push_back({b, e, name});
     st.tensors.emplace(name, std::move(t));
   }
 

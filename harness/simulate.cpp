@@ -310,8 +310,7 @@ Status add_shard_gemms(Machine& m, const nlohmann::json& b) {
 
 Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<int>& tiers) {
   const double M = tokens.empty() ? 0 : *std::max_element(tokens.begin(), tokens.end());
-  // ltt bench's bytes of its rmsnorm row (R read, N written, g read) and of widen and round (6 M H).
-  const double stream = std::min(4.0 * M * d.L + 2.0 * d.L, 6.0 * M * d.H);
+  const double stream = std::min(bench_rmsnorm_bytes(M, d.L), bench_conv_bytes(M, d.H));
   const char* remedy = " (--machine-out fits the model's one-GPU figures; give --tokens up to 2048 or more, at k3 sizes)";
   if (!(stream >= kFitStreamBytes))
     return LTT_USAGE("--machine-out: at the largest M, ", M, ", the streaming kernels move ", fmt("%.2g", stream / 1e6),

@@ -65,6 +65,11 @@ Status check_machine(const Machine& m, const std::string& what);
 // be large (kFit* below): figures of small M alone are refused, not fitted
 // into a machine that mispredicts. More figures (another T, the same dims)
 // add their shard GEMMs to the table.
+// The bytes ltt bench counts for its rmsnorm rows (R read, N written, g
+// read) and for its widen and round rows ([M, H] read in one width, written
+// in the other): fit_possible() predicts from them what the rows will say.
+inline double bench_rmsnorm_bytes(double M, double L) { return 2 * (2 * M * L) + 2 * L; }
+inline double bench_conv_bytes(double M, double H) { return 6 * M * H; }
 inline constexpr double kFitStreamBytes = 16e6;  // the largest rmsnorm, widen and round runs move at least this
 inline constexpr int kFitGemmTokens = 1024;       // the largest gemm-full run has at least this M (compute-bound)
 Result<Machine> fit_machine(const nlohmann::json& bench);
