@@ -33,6 +33,7 @@
 #include "bf16.hpp"
 #include "compare.hpp"
 #include "flags.hpp"
+#include "outfile.hpp"
 #include "golden.hpp"
 #include "inputs.hpp"
 #include "mpi_comm.hpp"
@@ -170,6 +171,11 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       if (t != 0 && t != 2)
         return LTT_USAGE("--plant shard-off-by-one swaps the last rank's shard of W, which only tiers 0 and 2 shard: "
                          "tier ", t, " would run unplanted (select --tier 0, 2 or 0,2)");
+  if (o.plant == "shard-off-by-one")
+    for (int T : o.tp)
+      if (T < 2)
+        return LTT_USAGE("--plant shard-off-by-one gives the last rank shard 0's rows of W: at T = ", T,
+                         " the last rank is rank 0, whose shard that is (nothing planted; select --tp 2 or more)");
   if (o.plant == "rank-differs")
     for (int T : o.tp)
       if (T < 2) return LTT_USAGE("--plant rank-differs changes the last rank's output: T = ", T, " has no second rank");
@@ -268,6 +274,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
 
   Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   Report report(o, P);
+  for (const auto& line : skipped.lines()) report.note(line);  // said on stderr above; kept in the reports
   // A run the watchdog ends leaves "did not finish" in its reports, not an
   // earlier run's. A claim that fails ends every process (the others would
   // wait in the first collective), said by process 0 alone.
@@ -293,7 +300,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     }
     const std::vector<int>& local = cm->local();
 
-    watchdog_stage(cat("T ", p.T, " M ", p.M, " ", name(p.dist), ": generating inputs"));
+    watchdog_own_work(cat("T ", p.T, " M ", p.M, " ", name(p.dist), ": generating inputs"));
     const bool same_weights = weights && weights->p.H == p.H && weights->p.L == p.L && weights->p.seed == p.seed &&
                               (weights->p.dist == Dist::exact) == (p.dist == Dist::exact);
     const Inputs in = make_inputs(p, local, root, same_weights ? weights.get() : nullptr);
@@ -446,7 +453,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           for (size_t e = 0; e < fake[0].v.size(); ++e) fake_elems_differ += fake[0].v[e].bits != out[0][0].v[e].bits;
         }
 
-        watchdog_stage(cat(name_case, ": reference"));
+        watchdog_own_work(cat(name_case, ": reference"));
         const Truth& truth = ref->truth();
         // The emulated reference (a diagnostic now): the plain cpu backend on
         // fake ranks runs the reference's own pipeline in this process, so its
@@ -460,7 +467,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           yref = std::move(*r);
         }
         const MatD bound = ref->bound(tier, Mode::emulated, contract);
-        watchdog_stage(cat(name_case, ": checking"));
+        watchdog_own_work(cat(name_case, ": checking"));
         const MatrixB& y = out[0][0];
         const MatrixB& want = plain ? y : yref[0];
         CaseResult res;
@@ -468,6 +475,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         res.p = p;
         res.contract = contract;
         res.bad_rank = bad_rank;
+        if (stopped.empty())
+          for (unsigned long long h : all) res.digest = (res.digest ^ h) * 1099511628211ull + 1;
         res.stopped = stopped;
         if (bad_rank >= 0) res.bad_rank_elem = first_bitwise_difference(other, y);
         res.deterministic = nondet_any == 0;
@@ -480,9 +489,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         const Interval adm = ref->admissible(tier, contract);
         evaluate(yd, want, truth, bound, adm, o, res);
         if (!res.ok) {
-          watchdog_stage(cat(name_case, ": the reference with the GEMM's output rounded before the add (a diagnosis)"));
+          watchdog_own_work(cat(name_case, ": the reference with the GEMM's output rounded before the add (a diagnosis)"));
           diagnose_product_rounded(*ref, tier, contract, yd, adm, res, rounded_twice);
-          watchdog_stage(cat(name_case, ": checking"));
+          watchdog_own_work(cat(name_case, ": checking"));
         }
         if (bad_rank >= 0) heat_rank_diff(res, yd, widen<double>(other));
         res.seconds = now_seconds() - t0;
@@ -516,8 +525,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             // failed), and the reason is said.
             std::error_code ec;
             std::filesystem::create_directories(o.dump_dir, ec);
+            // A report that bears a case file's name is not written over (nor
+            // later over the case file): the dump is the one lost, and said.
+            std::string report_there;
+            for (const auto& [f, path] : {std::pair{"--json", o.json}, std::pair{"--markdown", o.markdown}, std::pair{"--html", o.html}})
+              if (report_there.empty() && !path.empty() && !own_descriptor(path) && flags::same_file(path, file)) report_there = f;
             Status w = ec ? LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message())
-                          : write_safetensors(file, st);
+                       : !report_there.empty() ? LTT_USAGE(file, " is the ", report_there, " report's file: give the report another name")
+                                               : write_safetensors(file, st);
             if (w.ok()) res.dump = file;
             else if (dumps_lost++ == 0)
               std::fprintf(stderr, "ltt: %s: no case file for this failure (its verdict stands; make room in --dump-dir or "
@@ -536,6 +551,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         have = true;
         return {};
       }();
+      if (!root) watchdog_own_work(cat(name_case, ": waiting for process 0 to check it"));
       LTT_TRY(shared_by_root(root_s, root, P, comm));
     }
     if (root) {
@@ -572,6 +588,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   prog.done();
   if (dumps_lost > 1)
     std::fprintf(stderr, "ltt: %zu failing cases in all have no case file in --dump-dir %s\n", dumps_lost, o.dump_dir.c_str());
+  if (root && !o.quiet && mutant_def && failed == 0) {
+    // A planted bug every case passed: say so, where the table alone would read as a plain pass.
+    const MutantDef* d = mutant_def;
+    report.note(cat("--mutant ", d->name, " was planted and every case passed: it changed no output of these cases (it shows only on ",
+                    d->needs ? d->needs : "other data", "), or the checks missed it; ltt mutants --only ", d->name,
+                    " with the same selection tells which (it compares the outputs with the clean run's)"));
+    std::printf("# %s\n", report.notes().back().c_str());
+  }
   if (root && !o.quiet) {
     // A report that cannot be written is an error, but a numerical failure's
     // exit code 1 wins over it: both are printed.

@@ -3,6 +3,7 @@
 #include "outfile.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -273,23 +274,29 @@ Status not_an_input(const std::string& flag, const std::string& out, const std::
   return {};
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  // Absolute first: weakly_canonical leaves a relative path that does not
+  // exist yet as it is, so "q.json" and "$PWD/q.json" would compare unequal.
+  auto full = [](const std::string& p) {
+    std::error_code ec;
+    fs::path abs = fs::absolute(p, ec);
+    if (ec) abs = fs::path(p);
+    const fs::path c = fs::weakly_canonical(abs, ec);
+    return ec ? abs.lexically_normal() : c;
+  };
+  // Two names of one existing file (a hard link, a bind mount) are one file too.
+  struct stat sa {}, sb {};
+  return full(a) == full(b) ||
+         (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
 Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths) {
   for (size_t i = 0; i < flag_paths.size(); ++i)
     for (size_t j = i + 1; j < flag_paths.size(); ++j) {
       const auto& [fa, a] = flag_paths[i];
       const auto& [fb, b] = flag_paths[j];
       if (a.empty() || b.empty() || own_descriptor(a) || own_descriptor(b)) continue;  // stdout may take both
-      // Absolute first: weakly_canonical leaves a relative path that does not
-      // exist yet as it is, so "q.json" and "$PWD/q.json" would compare unequal.
-      auto full = [](const std::string& p) {
-        std::error_code ec;
-        fs::path abs = fs::absolute(p, ec);
-        if (ec) abs = fs::path(p);
-        const fs::path c = fs::weakly_canonical(abs, ec);
-        return ec ? abs.lexically_normal() : c;
-      };
-      const bool same = full(a) == full(b);
-      if (same) return LTT_USAGE(fa, " and ", fb, " name the same file (", a, "): give each its own");
+      if (same_file(a, b)) return LTT_USAGE(fa, " and ", fb, " name the same file (", a, "): give each its own");
     }
   return {};
 }
@@ -329,15 +336,20 @@ void Skipped::add(int tier, const Problem& p) {
   if (std::find(it->second.begin(), it->second.end(), shape) == it->second.end()) it->second.push_back(shape);
 }
 
-void Skipped::say(const char* caller) const {
+std::vector<std::string> Skipped::lines() const {
+  std::vector<std::string> out;
   for (const auto& [tier, shapes] : tiers_) {
     std::string at;
     const size_t shown = std::min<size_t>(shapes.size(), 6);
     for (size_t i = 0; i < shown; ++i) at += cat(i ? ", " : "", "T ", shapes[i].first, " M ", shapes[i].second);
     if (shapes.size() > shown) at += cat(", ... (", shapes.size(), " shapes)");
-    std::fprintf(stderr, "ltt %s: tier %d skipped at %s (%s)\n", caller, tier, at.c_str(),
-                 tier == 0 ? kTier0Applies : "it does not apply there");
+    out.push_back(cat("tier ", tier, " skipped at ", at, " (", tier == 0 ? kTier0Applies : "it does not apply there", ")"));
   }
+  return out;
+}
+
+void Skipped::say(const char* caller) const {
+  for (const auto& line : lines()) std::fprintf(stderr, "ltt %s: %s\n", caller, line.c_str());
 }
 
 int launched_processes() {

@@ -47,6 +47,9 @@ Status writable_dir(const std::string& flag, const std::string& path);
 // An output path that names one of the run's inputs, or lies in an input
 // directory (where a link leads included), is refused.
 Status not_an_input(const std::string& flag, const std::string& out, const std::vector<std::string>& inputs);
+// Whether two paths name one file: however spelled (relative or absolute, a
+// symbolic link on the way), or two names (hard links) of one existing file.
+bool same_file(const std::string& a, const std::string& b);
 // Two outputs of one run may not be the same file.
 Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);
 
@@ -66,10 +69,12 @@ Status fits_in_memory(const std::vector<Problem>& cases, const char* what, const
 // The shapes where a selected tier does not apply (tier 0 at T 1 or past M
 // 128), which a run skips: said on stderr, one line per tier, so that a tier
 // asked for is never dropped unseen. "ltt check: tier 0 skipped at T 8 M 129,
-// T 16 M 129 (tier 0 needs T >= 2 and M <= 128)".
+// T 16 M 129 (tier 0 needs T >= 2 and M <= 128)". The same lines go into
+// the reports' notes.
 class Skipped {
  public:
   void add(int tier, const Problem& p);
+  std::vector<std::string> lines() const;  // "tier 0 skipped at ... (why)", one per tier
   void say(const char* caller) const;
 
  private:

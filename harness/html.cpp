@@ -123,17 +123,18 @@ Status write_html(const std::string& path, const std::string& title, const std::
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const std::string checks = join(r.failed_checks());
-    h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
+    const bool stopped = !r.stopped.empty();
+    h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows || !r.ok ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
              "</td><td>", r.tier, "</td><td>", r.p.T, "</td><td>", r.p.M, "</td><td>", name(r.p.dist), "</td><td>",
              name(r.contract.algo), "</td><td>", r.outside, "</td><td>", std::isinf(r.steps_max) ? std::string("inf") : fmt("%.0f", r.steps_max),
              "</td><td>", max_ratio_text(r.vs_truth), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
-             r.ulp_hist[3], "</td><td>", r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
-             !r.reran ? "-" : r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
+             r.ulp_hist[3], "</td><td>", stopped ? std::string("-") : r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
+             stopped || !r.reran ? "-" : r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
   }
   h += "</table>\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    if (r.heat.rows == 0) continue;
+    if (r.heat.rows == 0 && r.ok) continue;  // a failing case always has its section, with or without maps (a stopped one has none)
     const auto& ht = r.heat;
     nlohmann::json d{{"rows", ht.rows}, {"cols", ht.cols}, {"M", ht.M}, {"H", ht.H}, {"shard", ht.shard},
                      {"err_bound", ht.err_bound}, {"steps", ht.steps}, {"rank", ht.rank_diff}};
@@ -141,14 +142,27 @@ Status write_html(const std::string& path, const std::string& title, const std::
              ": tier ", r.tier, ", T ", r.p.T, ", M ", r.p.M, ", ", name(r.p.dist), ", ", name(r.contract.algo), ": ",
              r.ok ? "pass" : "FAIL", "</h2>\n");
     if (!r.ok) {
-      h += cat("<p>failed checks: <b>", esc(join(r.failed_checks())), "</b>; ", counted(r.outside, "element"), " outside their admissible sets",
+      h += cat(r.stopped.empty() ? std::string() : cat("<p>stopped, no output to judge: ", esc(r.stopped), "</p>\n"),
+               "<p>failed checks: <b>", esc(join(r.failed_checks())), "</b>; ", counted(r.outside, "element"), " outside their admissible sets",
                r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                r.product_rounded_first() ? cat("<p>", esc(r.product_rounded_note()), ".</p>\n") : std::string(),
                r.rows_moved ? cat("<p>", esc(r.rows_moved_note()), ".</p>\n") : std::string(),
-               r.note.empty() ? std::string() : cat("<p>", esc(r.note), "</p>\n"), "<ul>");
-      for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";
-      h += "</ul>\n";
+               r.note.empty() ? std::string() : cat("<p>", esc(r.note), "</p>\n"));
+      if (!r.first.empty()) {
+        h += "<ul>";
+        for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";
+        h += "</ul>\n";
+      }
+    }
+    auto close_case = [&h, &r] {
+      if (!r.repro.empty()) h += "<p>reproduce: <code>" + esc(r.repro) + "</code></p>\n";
+      if (!r.dump.empty()) h += "<p>case file: <code>" + esc(r.dump) + "</code></p>\n";
+      h += "</div>\n";
+    };
+    if (ht.rows == 0) {
+      close_case();
+      continue;
     }
     h += cat("<script type='application/json' id='map-", i, "'>", d.dump(), "</script>\n<div class='maps'>");
     const char* kinds[3][2] = {{"steps", "bf16 steps outside the admissible set"}, {"err_bound", "|y - truth| / rigorous bound"},
@@ -160,9 +174,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
                "' data-kind='", k[0], "'></canvas></div>");
     }
     h += "</div>\n<p>ULP histogram against the emulated reference (a diagnostic):<br>" + hist_svg(r.ulp_hist) + "</p>\n";
-    if (!r.repro.empty()) h += "<p>reproduce: <code>" + esc(r.repro) + "</code></p>\n";
-    if (!r.dump.empty()) h += "<p>case file: <code>" + esc(r.dump) + "</code></p>\n";
-    h += "</div>\n";
+    close_case();
   }
   h += kScript;
   h += "\n</body></html>\n";
@@ -182,9 +194,13 @@ Status write_html_table(const std::string& path, const std::string& title, const
     for (const auto& c : row) h += "<td>" + esc(c) + "</td>";
     h += "</tr>\n";
   }
-  h += "</table>\n<ul>";
-  for (const auto& n : notes) h += "<li><code>" + esc(n) + "</code></li>";
-  h += "</ul>\n<script>document.body.setAttribute('data-ready', '1');</script>\n</body></html>\n";
+  h += "</table>\n";
+  if (!notes.empty()) {
+    h += "<ul>";
+    for (const auto& n : notes) h += "<li><code>" + esc(n) + "</code></li>";
+    h += "</ul>\n";
+  }
+  h += "<script>document.body.setAttribute('data-ready', '1');</script>\n</body></html>\n";
   return save(path, h);
 }
 

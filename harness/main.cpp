@@ -222,7 +222,8 @@ int main(int argc, char** argv) {
       "of the distance to the admissible set, of error/bound and of where ranks differ, shard edges marked");
   check->add_flag("--html-all", ck.html_all, "heatmaps for every case in the HTML report, not only the failing ones");
   add(check, "--timeout", ck.timeout, [](const std::string& f, const std::string& s) { return flags::real(f, s, 0.1, 1e6); },
-      "seconds without progress before the run is ended, naming the rank")->default_str("300");
+      "seconds a backend run, or a wait on other ranks, may go without progress before the run is ended, naming the rank "
+      "(the harness's own inputs, reference and checks are not timed: they cannot hang)")->default_str("300");
   add(check, "--ulp-max", ck.ulp_max, ulp_max_value,
       "also require every element within this many ULPs of the emulated reference (off by default: for an "
       "implementation that claims the reference's own orders)");
@@ -501,7 +502,7 @@ int main(int argc, char** argv) {
   }
 
   std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + ltt::shell_word(argv[i]);  // as a shell would take it back
 
   try {
     if (golden->parsed()) {
@@ -635,6 +636,10 @@ int main(int argc, char** argv) {
     }
     if (mut->parsed()) {
       if (mo_list) {
+        // --list prints the table and runs nothing: a flag of a run would be ignored.
+        for (const auto* o : mut->get_options())
+          if (o->get_name() != "--list" && o->get_name() != "--help" && o->count() > 0)
+            return fail(LTT_USAGE("mutants --list prints the mutant table and runs nothing: drop ", o->get_name(), ", or --list to run"));
         for (const auto& d : ltt::mutants()) {
           std::printf("%-20s tiers %-10s %-5s %s\n", d.name, ltt::join(d.tiers, ",").c_str(), ltt::gpu::supported_mutant(d.m) ? "+cuda" : "", d.what);
         }
@@ -656,7 +661,7 @@ int main(int argc, char** argv) {
         if (check->count("--inject")) return fail(LTT_USAGE("--plant hang and --inject: give one fault"));
         ck.plant.clear();
         ck.inject = "hang";
-        ck.inject_rank = 1;
+        if (!check->count("--inject-rank")) ck.inject_rank = 1;  // its rank, unless --inject-rank names one
       }
       if (check->count("--inject-rank") && ck.inject.empty())
         return fail(LTT_USAGE("--inject-rank needs --inject crash, hang or exit"));

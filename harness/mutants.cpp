@@ -57,7 +57,12 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     for (int tier : d.tiers)
       if (std::find(o.tiers.begin(), o.tiers.end(), tier) != o.tiers.end()) c.tiers.push_back(tier);
     if (c.tiers.empty()) {
-      off_tiers += cat(off_tiers.empty() ? "" : "; ", d.name, " acts on tier", d.tiers.size() > 1 ? "s " : " ", join(d.tiers, ","));
+      const std::string acts = cat(d.name, " acts on tier", d.tiers.size() > 1 ? "s " : " ", join(d.tiers, ","));
+      off_tiers += cat(off_tiers.empty() ? "" : "; ", acts);
+      if (!only.empty()) {  // named, so said, not dropped
+        skipped += cat(skipped.empty() ? "" : "; ", acts, ", none selected");
+        jskipped.push_back({{"mutant", d.name}, {"tiers", d.tiers}});
+      }
       continue;
     }
     c.tp.clear();
@@ -91,6 +96,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   // (adversarial rows fail it), so a mutant counts as caught by the gate
   // only where it adds failures. It must pass itself.
   std::map<std::tuple<int, int, int, int>, size_t> clean_gate;
+  std::map<std::tuple<int, int, int, int>, unsigned long long> clean_digest;  // its outputs' bits
   {
     CheckOptions c = o;
     c.quiet = true;
@@ -102,6 +108,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     for (const auto& x : res) {
       if (!x.ok) return LTT_ERR(Errc::internal, "the clean backend fails tier ", x.tier, " T ", x.p.T, " M ", x.p.M, " ", name(x.p.dist), ": no mutant can be judged");
       clean_gate[{x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist)}] = x.gate_fail;
+      clean_digest[{x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist)}] = x.digest;
     }
     std::printf("# clean backend: %zu cases pass; gate: cases where the production gate fails more elements than on\n"
                 "# the clean output; outside: elements outside their admissible sets, all cases\n", res.size());
@@ -109,6 +116,11 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   t.header();
   size_t missed = 0, gate_missed = 0, n = 0;
   std::string why_missed;  // what cases would show the missed mutants that need particular ones
+  // Mutants that changed no output of any selected case (every output bitwise
+  // the clean run's): no check can see them there, so they are neither caught
+  // nor missed, and said with the data that would show them.
+  std::string no_effect, why_no_effect;
+  nlohmann::json jno_effect = nlohmann::json::array();
   std::string flagged;  // mutants some of whose cases look like missing rounding points (none expected)
   std::string flagged_product;  // mutants some of whose cases hold the GEMM's output rounded before the add (gemm-round-then-add alone expected)
   nlohmann::json jm = nlohmann::json::array();
@@ -118,9 +130,10 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     auto r = run_check(c, comm, &res);
     if (!r.ok()) return r.error();
     std::set<std::string> by;
-    size_t caught = 0, outside = 0, gate = 0, looks_unrounded = 0, looks_product_rounded = 0;
+    size_t caught = 0, outside = 0, gate = 0, looks_unrounded = 0, looks_product_rounded = 0, changed = 0;
     for (const auto& x : res) {
       if (!x.ok) ++caught;
+      changed += !x.stopped.empty() || x.digest != clean_digest[std::make_tuple(x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist))];
       looks_unrounded += x.missing_rounding_points() ? 1 : 0;
       looks_product_rounded += x.product_rounded_first() ? 1 : 0;
       for (const auto& k : x.failed_checks()) by.insert(k == "stopped" ? "stopped (would hang)" : k);
@@ -130,6 +143,14 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     }
     const std::string bys = join(by), tiers = join(c.tiers, ",");
     const bool ok = caught > 0;
+    if (changed == 0 && !ok) {
+      no_effect += cat(no_effect.empty() ? "" : ", ", d.name);
+      why_no_effect += cat("#   ", d.name, " shows only on ", d.needs ? d.needs : "other data (more tokens, other distributions or seeds)", "\n");
+      jno_effect.push_back({{"mutant", d.name}, {"tiers", c.tiers}, {"cases", res.size()}});
+      t.row({d.name, tiers, std::to_string(res.size()), "0", "-", "0", cat("0/", res.size()), "no effect"});
+      std::fflush(stdout);
+      continue;
+    }
     ++n;
     missed += ok ? 0 : 1;
     if (!ok && d.needs) why_missed += cat("#   ", d.name, " shows only on ", d.needs, "\n");
@@ -146,7 +167,10 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
                   {"product_rounded_first_cases", looks_product_rounded}, {"caught", ok}});
   }
   if (!skipped.empty()) std::printf("# not run, no selected case can carry them: %s\n", skipped.c_str());
-  std::printf("# Mutants caught : %zu of %zu %s\n", n - missed, n, missed == 0 ? "OK" : "FAILED");
+  if (!no_effect.empty())
+    std::printf("# no effect, not counted: every output of the selected cases bitwise the clean run's under %s:\n%s", no_effect.c_str(),
+                why_no_effect.c_str());
+  std::printf("# Mutants caught : %zu of %zu %s\n", n - missed, n, n == 0 ? "(none changed an output)" : missed == 0 ? "OK" : "FAILED");
   if (!why_missed.empty()) std::printf("# the selected cases cannot show every mutant:\n%s", why_missed.c_str());
   std::printf("# the production gate catches %zu of %zu (it misses %zu); wall %.1f s\n", n - gate_missed, n, gate_missed,
               now_seconds() - wall0);
@@ -156,7 +180,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
               flagged_product.empty() ? "no mutant" : flagged_product.c_str());
   if (!o.json.empty()) {
     nlohmann::json j = report_head(o.command);
-    j.update({{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped}});
+    j.update({{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped},
+              {"no_effect", jno_effect}});
     const std::string text = j.dump(2) + "\n";
     if (auto s = write_text_file("--json", o.json, text); !s.ok()) {
       // A missed mutant's exit 1 wins over the report's exit 2; both are said.
@@ -164,6 +189,10 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
       std::fprintf(stderr, "ltt: %s\n", s.error().describe().c_str());
     }
   }
+  // Nothing judged is no pass: with every mutant without effect, the selection showed none.
+  if (n == 0)
+    return LTT_USAGE("no mutant changed an output of the selected cases, so none was judged: select the data they show on "
+                     "(above), e.g. --dist realistic,adversarial and more --tokens");
   return missed == 0 ? 0 : 1;
 }
 

@@ -109,7 +109,7 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
   if (!ok) {
     ::unlink(tmp.c_str());
-    return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(err), " (the earlier file, if any, is kept)");
+    return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(err), " (what the file held before this write, if anything, is left as it was)");
   }
   return {};
 }

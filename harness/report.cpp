@@ -286,12 +286,13 @@ void Report::header() {
 void Report::add(const CaseResult& r) {
   const auto& h = r.ulp_hist;
   const double n = static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1);
+  const bool stopped = !r.stopped.empty();  // no output: nothing compared across ranks, reruns or by the gate
   table_.row({std::to_string(r.tier), std::to_string(r.p.T), std::to_string(r.p.M), name(r.p.dist), name(r.contract.algo),
-              std::to_string(r.outside), std::isinf(r.steps_max) ? "inf" : fmt("%.0f", r.steps_max),
-              fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / n), max_ratio_text(r.vs_truth),
+              std::to_string(r.outside), stopped ? "-" : std::isinf(r.steps_max) ? "inf" : fmt("%.0f", r.steps_max),
+              stopped ? "-" : fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / n), stopped ? "-" : max_ratio_text(r.vs_truth),
               std::to_string(h[0]), std::to_string(h[1]), std::to_string(h[2]), std::to_string(h[3]),
-              r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), !r.reran ? "-" : r.deterministic ? "same" : "DIFF",
-              std::to_string(r.gate_fail), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
+              stopped ? "-" : r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), stopped || !r.reran ? "-" : r.deterministic ? "same" : "DIFF",
+              stopped ? "-" : std::to_string(r.gate_fail), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
   if (!r.ok) {
     std::string why;
     if (!r.stopped.empty()) why += cat(" stopped: ", r.stopped, ";");
@@ -336,12 +337,13 @@ void Report::add(const CaseResult& r) {
 }
 
 Status Report::finish(double wall_seconds) {
-  size_t outside = 0, failed = 0, gate_pass_but_fail = 0;
+  size_t outside = 0, failed = 0, gate_pass_but_fail = 0, stopped = 0;
   std::map<std::string, size_t> by_check;
   for (const auto& r : results_) {
     outside += r.outside;
     failed += r.ok ? 0 : 1;
-    gate_pass_but_fail += (!r.ok && r.gate_fail == 0) ? 1 : 0;
+    stopped += r.stopped.empty() ? 0 : 1;
+    gate_pass_but_fail += (!r.ok && r.stopped.empty() && r.gate_fail == 0) ? 1 : 0;  // a stopped case gave the gate nothing
     for (const auto& c : r.failed_checks()) ++by_check[c];
   }
   // The nccl-tests footer counts elements outside their admissible sets; the
@@ -350,7 +352,11 @@ Status Report::finish(double wall_seconds) {
   const std::string checks =
       join(by_check, ", ", [](const auto& ck) { return cat(ck.first, " in ", counted(ck.second, "case")); });
   // The gate's count only where some case failed: "0 of them" of no failures says nothing.
-  const std::string gate = failed == 0 ? "" : cat(" (", gate_pass_but_fail, " of them passed by the production gate)");
+  // A stopped case gave the gate no output: counted among the failures the gate judged, never.
+  const size_t judged = failed - stopped;
+  const std::string gate = judged == 0 ? ""
+                           : stopped == 0 ? cat(" (", gate_pass_but_fail, " of them passed by the production gate)")
+                                          : cat(" (", gate_pass_but_fail, " of the ", judged, " with outputs passed by the production gate)");
   std::printf("# %s, %zu failed%s%s; wall %.1f s\n", counted(results_.size(), "case").c_str(), failed, gate.c_str(),
               checks.empty() ? "" : cat("; failed checks: ", checks).c_str(), wall_seconds);
   // A pass under a ring is a weaker claim than under one-shot: said where it is made, and kept in every report.
@@ -364,6 +370,12 @@ Status Report::finish(double wall_seconds) {
     std::printf("# %s\n", notes_.back().c_str());
   }
 
+  // Every report is tried: one that cannot be written (a full disk) costs
+  // that file alone, and each one lost is named.
+  std::vector<Error> lost;
+  auto keep = [&lost](Status s) {
+    if (!s.ok()) lost.push_back(s.error());
+  };
   if (!o_.json.empty()) {
     nlohmann::json j = report_head(o_.command);
     j["backend"] = o_.backend;
@@ -441,7 +453,7 @@ Status Report::finish(double wall_seconds) {
                                                                                        {"rank0_elements_differ", r.fake_elems_differ},
                                                                                        {"must_match", r.fake_must_match}}},
                             {"unwritten", r.poisoned},
-                            {"production_gate_failures", r.gate_fail},
+                            {"production_gate_failures", r.stopped.empty() ? nlohmann::json(r.gate_fail) : nlohmann::json(nullptr)},
                             {"seconds", r.seconds},
                             {"pass", r.ok},
                             {"reproduce", r.repro},
@@ -449,7 +461,7 @@ Status Report::finish(double wall_seconds) {
     }
     j["notes"] = notes_;
     j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
-    LTT_TRY(write_text_file("--json", o_.json, j.dump(2) + "\n"));
+    keep(write_text_file("--json", o_.json, j.dump(2) + "\n"));
   }
   if (!o_.markdown.empty()) {
     std::ostringstream f;
@@ -465,12 +477,16 @@ Status Report::finish(double wall_seconds) {
         << fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1))
         << " | " << max_ratio_text(r.vs_truth) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
         << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | "
-        << (r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | " << (!r.reran ? "-" : r.deterministic ? "same" : "differs")
-        << " | " << r.gate_fail << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |\n";
-    LTT_TRY(write_text_file("--markdown", o_.markdown, f.str()));
+        << (!r.stopped.empty() ? "-" : r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | "
+        << (!r.stopped.empty() || !r.reran ? "-" : r.deterministic ? "same" : "differs") << " | "
+        << (r.stopped.empty() ? std::to_string(r.gate_fail) : std::string("-")) << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |\n";
+    keep(write_text_file("--markdown", o_.markdown, f.str()));
   }
-  if (!o_.html.empty()) LTT_TRY(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));
-  return {};
+  if (!o_.html.empty()) keep(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));
+  if (lost.empty()) return {};
+  Error e = lost.front();
+  for (size_t i = 1; i < lost.size(); ++i) e.message += cat("; and ", lost[i].message);
+  return e;
 }
 
 }  // namespace ltt

@@ -71,6 +71,10 @@ struct CaseResult {
   long fake_elems_differ = -1;         // elements of rank 0's output that differ from it
   bool fake_must_match = false;
   std::string stopped;                 // the backend ended without output (e.g. a Lamport reader would spin forever)
+  // Every rank's output bits hashed together (0 when stopped): two runs of a
+  // case gave the same outputs where these agree (ltt mutants: a mutant that
+  // changed no output of a case, against the clean run's).
+  unsigned long long digest = 0;
   size_t variants = 0, variants_failed = 0;  // --variant: members run, and how many failed (the row shows the worst)
   struct GemmAlgoRun {                       // --gemm-algos: each cuBLASLt algorithm run, what it is, and its verdict
     int index;
@@ -173,6 +177,7 @@ class Report {
   // printed under the table's header as "# not checked: ..." and kept in every
   // report (JSON "notes", Markdown, HTML). Call before header().
   void note(std::string line) { notes_.push_back(std::move(line)); }
+  const std::vector<std::string>& notes() const { return notes_; }
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
 
  private:

@@ -290,7 +290,12 @@ Result<int> run_verify(const VerifyOptions& o) {
       report.add(res);
     }
   }
-  LTT_TRY(report.finish(now_seconds() - t0));
+  // A report that cannot be written is an error, but a numerical failure's
+  // exit code 1 wins over it: both are printed (as in ltt check).
+  if (Status w = report.finish(now_seconds() - t0); !w.ok()) {
+    if (failed == 0) return w.error();
+    std::fprintf(stderr, "ltt: %s\n", w.error().describe().c_str());
+  }
   return failed == 0 ? 0 : 1;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -121,7 +122,7 @@ Watchdog::Watchdog(double timeout_s, std::string who) {
       const double idle = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.last).count();
       if (!s.stop && idle > s.timeout + s.grace) {
         std::fflush(stdout);  // the report's header and rows so far, also when piped
-        std::fprintf(stderr, "ltt: %s: no progress for %.0f s (--timeout), stuck in: %s\n", s.who.c_str(), idle,
+        std::fprintf(stderr, "ltt: %s: no progress for %.1f s (--timeout %g), stuck in: %s\n", s.who.c_str(), idle, s.timeout,
                      s.stage.c_str());
         std::fflush(stderr);
         g_running = false;
@@ -146,6 +147,8 @@ Watchdog::~Watchdog() {
 }
 
 void watchdog_stage(const std::string& what) { set_stage(what, 0); }
+
+void watchdog_own_work(const std::string& what) { set_stage(what, std::numeric_limits<double>::infinity()); }
 
 std::string watchdog_current_stage() {
   State& s = state();

@@ -21,6 +21,11 @@ class Watchdog {
 };
 
 void watchdog_stage(const std::string& what);  // also resets the timer
+// A stage of the harness's own finite work (inputs, the reference, the
+// checks, or waiting on process 0 doing them): named by a crash, never ended
+// by --timeout, which is for the backend and the waits on other ranks; it
+// can outlast a short --timeout at large sizes without anything being stuck.
+void watchdog_own_work(const std::string& what);
 // The stage a timeout would name now.
 std::string watchdog_current_stage();
 // Waiting on other ranks, for one wait's length: a stage with 2 s of grace,

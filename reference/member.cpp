@@ -43,7 +43,7 @@ const std::vector<MutantDef>& mutants() {
       {Mutant::lamport_stale, "lamport-stale", "the Lamport all-gather never clears its buffers", {0}, 2,
        "tier-0 cases of one shape whose data differ, in one run (two or more distributions or seeds): a reader then finds another case's values in a buffer nobody cleared"},
       {Mutant::lamport_neg_zero, "lamport-neg-zero", "a real -0 published unsanitised (the reader waits forever)", {0}, 2,
-       "inputs that hold -0, which a writer must turn into +0 (the adversarial distribution)"},
+       "inputs that hold -0, which a writer must turn into +0 (the adversarial distribution's -0 rows, which a small M may lack)"},
       {Mutant::last_row_unwritten, "last-row-unwritten", "the last token row of Y never written", {0, 1, 2, 3, 4}},
       {Mutant::tier1_own_s, "tier1-own-s", "tier 1 adds its own unreduced S_r (the aux stream's reduce not awaited)", {1}, 2},
       {Mutant::tier3_split_off, "tier3-split-off", "tier 3 splits [R | S] one column off", {3}},

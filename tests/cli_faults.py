@@ -4,7 +4,7 @@
 a message that names what was wrong, nothing overwritten, nothing half-written.
 
 usage: cli_faults.py LTT MPIRUN WORKDIR CLASS
-CLASS: aborts inputs flags lists outputs messages mpi inject robust
+CLASS: aborts inputs flags lists outputs messages mpi inject robust unseen
 """
 import hashlib
 import json
@@ -290,7 +290,7 @@ elif cls == "robust":
         resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
     for flag, f in (("--json", "r.json"), ("--svg", "r.svg")):
         r = run([ltt, "simulate", flag, f], preexec_fn=small_files)
-        expect(r.returncode == 2 and f"cannot write {flag} {f}: File too large" in r.stderr and "earlier file" in r.stderr,
+        expect(r.returncode == 2 and f"cannot write {flag} {f}: File too large" in r.stderr and "is left as it was" in r.stderr,
                f"{flag}: a write that fails part way is exit 2, said", r)
     expect(open("r.json").read() == '{"earlier": true}\n' and open("r.svg").read() == "earlier\n",
            "a report that could not be written whole replaced the earlier one")
@@ -371,9 +371,10 @@ elif cls == "robust":
            in r.stdout and "MISSED" not in r.stdout and "crashed" not in r.stderr and "drop-rank" in nr and len(nr) == 9,
            f"mutants at T 1: the T >= 2 ones skipped, and listed in the JSON ({nr})", r)
     r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "2"])
-    expect(r.returncode == 1 and "lamport-neg-zero shows only on inputs that hold -0" in r.stdout
-           and "lamport-stale shows only on tier-0 cases of one shape whose data differ" in r.stdout,
-           "mutants that one realistic case cannot show: missed, and what would show them said", r)
+    expect(r.returncode == 0 and "lamport-neg-zero shows only on inputs that hold -0" in r.stdout
+           and "lamport-stale shows only on tier-0 cases of one shape whose data differ" in r.stdout
+           and "no effect, not counted" in r.stdout and "MISSED" not in r.stdout,
+           "mutants that one realistic case cannot show: no effect, not missed, and what would show them said", r)
     r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic,adversarial", "--tp", "2", "--only",
              "lamport-stale,lamport-neg-zero"])
     expect(r.returncode == 0 and "Mutants caught : 2 of 2 OK" in r.stdout, "with the cases they need, both are caught at T 2", r)
@@ -554,6 +555,67 @@ elif cls == "robust":
     refused(["regress", "no-such-set"], "cannot read the manifest: No such file or directory")
     r = refused(["mutants", *SMALL, "--only", "lamport-stale", "--tier", "1"], "lamport-stale acts on tier 0")
     expect(r.stdout == "", "mutants refused before its header", r)
+elif cls == "unseen":
+    # Found by a review acting as a new user (twenty-eighth session): what a
+    # run could not do, or a planted bug could not show, is said, never
+    # passed over; no report is lost to another output.
+    base = [*SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--dist", "realistic"]
+    # 1. Two hard links of one file are one file.
+    open("h1.json", "w").write("x")
+    os.link("h1.json", "h2.json")
+    refused(["check", *base, "--json", "h1.json", "--markdown", "h2.json"], "name the same file")
+    expect(open("h1.json").read() == "x", "a refused run wrote over its hard-linked report")
+    # 2. A report that bears a case file's name: the dump is the one not written, and said.
+    os.makedirs("d2", exist_ok=True)
+    clash = "d2/tier1_H256_L128_T8_M5_realistic_seed0_one-shot_round-then-weight_tiers1_plant-rank-differs.safetensors"
+    r = run([ltt, "check", *base, "--plant", "rank-differs", "--dump-dir", "d2", "--json", clash])
+    j = json.load(open(clash)) if r.returncode == 1 else {}
+    expect(r.returncode == 1 and "is the --json report's file" in r.stderr and j.get("finished") is True
+           and j["cases"][0]["case_file"] == "", "a dump that would replace the --json report is not written, and said", r)
+    # 3. One report that cannot be written costs that report alone; each one lost is named.
+    r = run([ltt, "check", *base, "--json", "/dev/full", "--markdown", "ok.md", "--html", "ok.html"])
+    expect(r.returncode == 2 and "cannot write --json /dev/full" in r.stderr and open("ok.md").read().startswith("### ltt check: pass")
+           and "<h1>ltt check: pass</h1>" in open("ok.html").read(), "the reports after one that failed are still written", r)
+    # 4. A plant or an injection that would change nothing, or land elsewhere.
+    refused(["check", *SMALL, "--tp", "1", "--tokens", "5", "--tier", "2", "--plant", "shard-off-by-one"], "at T = 1 the last rank is rank 0")
+    r = run([ltt, "check", *base, "--plant", "hang", "--inject-rank", "3", "--timeout", "1"], timeout=60)
+    expect(r.returncode == 1 and "rank 3 of 8 hangs" in r.stderr, "--plant hang honours --inject-rank", r)
+    # 5. A stopped case (no output) has no rank, rerun or gate figures, and its section in the HTML report.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "0", "--dist", "adversarial", "--mutant", "lamport-neg-zero",
+             "--html", "stop.html", "--json", "stop.json"])
+    row = [x for x in r.stdout.splitlines() if x.strip().startswith("0   8     5")]
+    h = open("stop.html").read() if os.path.exists("stop.html") else ""
+    c = json.load(open("stop.json"))["cases"][0] if r.returncode == 1 else {}
+    expect(r.returncode == 1 and "passed by the production gate" not in r.stdout and row
+           and row[0].split()[13:16] == ["-", "-", "-"] and "id='case-0'" in h and "stopped, no output to judge" in h
+           and c.get("production_gate_failures", 0) is None, "a stopped case: no figures it cannot have, its HTML section", r)
+    # 6. A mutant that changed no output is said to have no effect, not counted; with none left, nothing was judged.
+    m = [ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "exact"]
+    r = run(m + ["--only", "eps-missing,drop-rank", "--json", "m.json"])
+    j = json.load(open("m.json")) if r.returncode == 0 else {}
+    expect(r.returncode == 0 and "Mutants caught : 1 of 1 OK" in r.stdout and [x["mutant"] for x in j.get("no_effect", [])] == ["eps-missing"]
+           and any(x.split()[-2:] == ["no", "effect"] for x in r.stdout.splitlines() if x.strip().startswith("eps-missing")),
+           "mutants: eps-missing on exact data has no effect, said, not counted as missed", r)
+    r = refused(m[1:] + ["--only", "eps-missing"], "no mutant changed an output of the selected cases")
+    expect("eps-missing" in r.stdout and "no effect" in r.stdout, "the mutant without effect is shown before the refusal", r)
+    # A mutant that moves outputs and is missed stays MISSED (ring's wider sets: eps-x10 on small data).
+    r = run([ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "33", "--dist", "realistic", "--algo", "ring", "--only", "eps-x10,drop-rank"])
+    expect(r.returncode == 1 and "Mutants caught : 1 of 2 FAILED" in r.stdout, "a mutant that changed outputs and was missed is MISSED", r)
+    # check --mutant where every case passed says so.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "exact", "--tier", "1", "--mutant", "eps-missing"])
+    expect(r.returncode == 0 and "--mutant eps-missing was planted and every case passed" in r.stdout, "check --mutant's pass is said", r)
+    # 7. A mutant --only names whose tiers are left out is listed as not run.
+    r = run([ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "1", "--only", "rs-next-shard,drop-rank", "--json", "m7.json"])
+    j = json.load(open("m7.json")) if r.returncode == 0 else {}
+    expect(r.returncode == 0 and "rs-next-shard acts on tier 0, none selected" in r.stdout
+           and [x["mutant"] for x in j.get("not_run", [])] == ["rs-next-shard"], "a named mutant left out by --tier is said", r)
+    refused(["mutants", "--list", "--json", "l.json"], "mutants --list prints the mutant table and runs nothing: drop --json")
+    expect(not os.path.exists("l.json"), "mutants --list wrote its --json")
+    # 8. A tier skipped at selection is kept in the reports; the command is shell words.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "129", "--tier", "0,1", "--dist", "realistic", "--json", "my r.json"])
+    j = json.load(open("my r.json")) if r.returncode == 0 else {}
+    expect(r.returncode == 0 and any(n.startswith("tier 0 skipped at T 8 M 129") for n in j.get("notes", []))
+           and "--json 'my r.json'" in j.get("command", ""), "the skipped tier in the JSON notes; the command quoted", r)
 else:
     sys.exit(f"unknown class {cls}")
 

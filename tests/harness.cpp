@@ -5,9 +5,11 @@
 // filling a log.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "backend.hpp"
 #include "bf16.hpp"
@@ -77,6 +79,23 @@ TEST_CASE("harness: a wait on the other processes is the watchdog's stage for it
     CHECK(ltt::watchdog_current_stage() == "waiting for the other processes in MPI_Barrier");
   }
   CHECK(ltt::watchdog_current_stage() == "tier 1 T 8 M 5: backend run 1");
+}
+
+TEST_CASE("harness: the watchdog does not time the harness's own work") {
+  // A check longer than --timeout is no hang: were it timed, the watchdog
+  // would end this test binary with exit 1 while it sleeps.
+  {
+    const ltt::Watchdog dog(0.2, "the watchdog test");
+    ltt::watchdog_own_work("tier 1 T 8 M 2048 realistic: checking");
+    std::this_thread::sleep_for(std::chrono::milliseconds(900));
+    CHECK(ltt::watchdog_current_stage() == "tier 1 T 8 M 2048 realistic: checking");
+    {  // a wait inside it keeps its own timer, and gives the untimed stage back after
+      const ltt::WatchdogWaiting waiting("waiting for process 0");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    CHECK(ltt::watchdog_current_stage() == "tier 1 T 8 M 2048 realistic: checking");
+  }
 }
 
 namespace {
