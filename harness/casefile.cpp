@@ -56,7 +56,7 @@ Result<LoadedCase> case_from_metadata(const SafeTensors& st, const std::string& 
   LoadedCase c;
   Problem& p = c.in.p;
   auto T = meta_int(st, file, "tp", 1, 4096);
-  auto M = meta_int(st, file, "tokens", 1, 1 << 24);
+  auto M = meta_int(st, file, "tokens", 1, 1 << 30);  // --tokens' own limit: every case golden writes reads back
   auto H = meta_int(st, file, "hidden", 1, 1 << 20);
   auto L = meta_int(st, file, "latent", 1, 1 << 20);
   for (auto* r : {&T, &M, &H, &L})
@@ -65,10 +65,9 @@ Result<LoadedCase> case_from_metadata(const SafeTensors& st, const std::string& 
   p.M = static_cast<int>(*M);
   p.H = static_cast<int>(*H);
   p.L = static_cast<int>(*L);
-  auto get = [&](const char* key) -> std::string {
-    auto it = st.metadata.find(key);
-    return it == st.metadata.end() ? std::string() : it->second;
-  };
+  for (const char* key : {"eps", "seed", "dist", "algo", "rmsnorm_order", "tiers"})
+    if (!st.metadata.count(key)) return LTT_USAGE(file, ": __metadata__ has no '", key, "' (ltt golden --help lists the keys)");
+  auto get = [&](const char* key) -> std::string { return st.metadata.at(key); };
   char* end = nullptr;
   const std::string eps = get("eps");
   p.eps = std::strtod(eps.c_str(), &end);

@@ -3,6 +3,8 @@
 // removed on SIGINT, SIGTERM and SIGHUP.
 #include "golden.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include "html.hpp"
 #include "reference.hpp"
 #include "report.hpp"
+#include "outfile.hpp"
 #include "sha256.hpp"
 #include "table.hpp"
 #include "version.hpp"
@@ -93,6 +96,7 @@ namespace {
 Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return LTT_USAGE(path, ": is a directory, not a manifest: move it away");
+  LTT_TRY(regular_file_to_read(path));
   errno = 0;
   std::ifstream f(path);
   if (!f) {
@@ -110,17 +114,25 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
     std::set<std::string> seen;
     for (const auto& e : j["files"]) {
       if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("sha256") ||
-          !e["sha256"].is_string() || !e.contains("metadata") || !e["metadata"].is_object())
-        return LTT_USAGE(path, ": an entry lacks file, sha256 or metadata: ", e.dump());
+          !e["sha256"].is_string() || !e.contains("metadata") || !e["metadata"].is_object() || !e.contains("bytes") ||
+          !e.contains("committed"))
+        return LTT_USAGE(path, ": an entry lacks file, sha256, bytes, committed or metadata (ltt golden writes all five): ", e.dump());
+      for (const auto& [k, v] : e.items())
+        if (k != "file" && k != "sha256" && k != "bytes" && k != "committed" && k != "metadata")
+          return LTT_USAGE(path, ": ", e["file"].get<std::string>(), ": unknown key '", k,
+                           "' (an entry holds file, sha256, bytes, committed and metadata; ltt golden would drop it)");
+      const std::string sha = e["sha256"];
+      if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
+        return LTT_USAGE(path, ": ", e["file"].get<std::string>(), ": sha256 '", sha, "' is not 64 lowercase hex digits");
       const std::string file = e["file"];
       // A plain file name in the manifest's own directory: a path would
       // reach (and, for golden, write) outside it.
       if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos || file.find('\0') != std::string::npos)
         return LTT_USAGE(path, ": entry file '", file, "' is not a file name in the manifest's directory");
       if (!seen.insert(file).second) return LTT_USAGE(path, ": ", file, " is listed twice: keep one entry");
-      if (e.contains("committed") && !e["committed"].is_boolean())
+      if (!e["committed"].is_boolean())
         return LTT_USAGE(path, ": ", file, ": 'committed' is ", e["committed"].dump(), ": it must be true or false");
-      if (e.contains("bytes") && !(e["bytes"].is_number_unsigned() || (e["bytes"].is_number_integer() && e["bytes"].get<long long>() >= 0)))
+      if (!(e["bytes"].is_number_unsigned() || (e["bytes"].is_number_integer() && e["bytes"].get<long long>() >= 0)))
         return LTT_USAGE(path, ": ", file, ": 'bytes' is ", e["bytes"].dump(), ": it must be a whole number of bytes");
     }
     return j;
@@ -326,6 +338,30 @@ std::string first_difference(const SafeTensors& want, const SafeTensors& got) {
 
 }  // namespace
 
+// The set's directory locked for a run (flock(2) on the directory itself, no
+// file left behind): golden alone, as an exclusive lock (two golden runs into
+// one set would each rewrite the manifest from what it read and lose the
+// other's entries); regress beside other regress runs, shared. Taken without
+// waiting: a busy set is said, never waited on. A file system without locks
+// runs unlocked.
+class DirLock {
+ public:
+  Status take(const std::string& dir, bool exclusive) {
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) return {};  // opening the set says why, next
+    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+      return LTT_USAGE(dir, ": another ltt ", exclusive ? "golden or regress" : "golden", " run is using this set now: run ",
+                       exclusive ? "golden into one set one at a time" : "regress once that golden run is over");
+    return {};
+  }
+  ~DirLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 Result<int> run_golden(const GoldenOptions& o) {
   const double t0 = now_seconds();
   std::error_code ec;
@@ -370,6 +406,13 @@ Result<int> run_golden(const GoldenOptions& o) {
   // Only a valid run creates --out: a refused one leaves no empty folder behind.
   fs::create_directories(o.out, ec);
   if (ec) return LTT_USAGE("--out ", o.out, ": cannot create the directory: ", ec.message());
+  // The set is this run's alone from here; the manifest is read again under
+  // the lock, so that entries another run added since are kept.
+  DirLock lock;
+  LTT_TRY(lock.take(o.out, true));
+  manifest = read_manifest(mpath, false);
+  if (!manifest.ok()) return manifest.error();
+  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
   std::printf("# ltt golden: %zu input set(s) into %s%s\n", sets.size(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
   Table tab({{"file", "", 62}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
   tab.header();
@@ -438,6 +481,8 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   std::error_code ec;
   const double t0 = now_seconds();
   const std::string mpath = dir + "/manifest.json";
+  DirLock lock;
+  LTT_TRY(lock.take(dir, false));
   auto manifest = read_manifest(mpath, true);
   if (!manifest.ok()) return manifest.error();
   const auto& files = (*manifest)["files"];
@@ -460,14 +505,29 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     auto c = case_from_metadata(meta, cat(mpath, ": ", file));
     if (!c.ok()) return c.error();
     const std::string path = cat(dir, "/", file);
+    const uint64_t listed_bytes = e["bytes"].get<uint64_t>();
     // A committed file carries its own metadata: an entry that says otherwise
     // is the manifest's drift, said before anything is regenerated from it.
+    // A file cut short, grown or unreadable is that set's drift; the other
+    // sets are still regressed.
     std::optional<SafeTensors> disk;
     std::string problem;
     if (committed) {
-      auto d = read_safetensors(path);
-      if (!d.ok()) return d.error();
-      disk = std::move(*d);
+      LTT_TRY(regular_file_to_read(path));
+      const auto size = fs::file_size(path, ec);
+      if (ec) problem = cat("cannot read the file: ", ec.message());
+      else if (size != listed_bytes) problem = cat("the file has ", size, " bytes, the manifest says ", listed_bytes);
+      else if (auto d = read_safetensors(path); !d.ok()) problem = cat("the file does not read back: ", d.error().message);
+      else disk = std::move(*d);
+    } else if (fs::exists(path, ec)) {
+      // Hash-only, yet a file of that name is here: it must be the set too.
+      LTT_TRY(regular_file_to_read(path));
+      auto sha = sha256_file(path);
+      if (!sha.ok()) return sha.error();
+      if (*sha != e["sha256"].get<std::string>())
+        problem = cat("a file of this hash-only set's name is present and its SHA-256 ", *sha, " is not the manifest's");
+    }
+    if (disk) {
       for (const auto& [k, v] : meta.metadata)
         if (k != "ltt_version" && (!disk->metadata.count(k) || disk->metadata.at(k) != v)) {
           problem = cat("the manifest's metadata say ", k, " = '", v, "', the file's __metadata__ ",
@@ -475,6 +535,10 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
           break;
         }
     }
+    // The name carries everything that sets the contents: an entry whose
+    // name its metadata would not give (a renamed file) is that set's drift.
+    if (const std::string named = case_file_name(c->in.p, c->tiers, c->contract); problem.empty() && named != file)
+      problem = cat("its metadata name the file ", named, " (a renamed file or an edited entry: ltt golden names every file)");
     if (problem.empty()) {
       LTT_TRY(flags::fits_in_memory({c->in.p}, "regress",
                                     cat("regress makes every set its manifest lists, as listed: run it where more memory is "
@@ -483,10 +547,6 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       if (!regen.ok()) return regen.error();
       if (committed) {
         problem = first_difference(*regen, *disk);
-        // A size other than the manifest's `bytes` (where it gives one) is drift, here and below.
-        const auto size = fs::file_size(path, ec);
-        if (problem.empty() && e.contains("bytes") && !ec && size != e["bytes"].get<uint64_t>())
-          problem = cat("the file has ", size, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
         if (problem.empty()) {
           auto sha = sha256_file(path);
           if (!sha.ok()) return sha.error();
@@ -498,8 +558,8 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
         if (!d.ok()) return d.error();
         if (d->sha256 != e["sha256"].get<std::string>())
           problem = cat("SHA-256 of the regenerated file is ", d->sha256, ", the manifest says ", std::string(e["sha256"]));
-        if (problem.empty() && e.contains("bytes") && d->bytes != e["bytes"].get<uint64_t>())
-          problem = cat("the regenerated file has ", d->bytes, " bytes, the manifest says ", e["bytes"].get<uint64_t>());
+        if (problem.empty() && d->bytes != listed_bytes)
+          problem = cat("the regenerated file has ", d->bytes, " bytes, the manifest says ", listed_bytes);
       }
     }
     prog.step(file);

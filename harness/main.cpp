@@ -148,7 +148,26 @@ bool refuse_under_mpirun(const char* sub) {
 
 }  // namespace
 
+namespace {
+int run_ltt(int argc, char** argv);
+}
+
 int main(int argc, char** argv) {
+  const int rc = run_ltt(argc, argv);
+  // The table and the verdict must have reached standard output: a full disk
+  // there is said and is no pass.
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed || std::ferror(stdout)) {
+    std::fprintf(stderr, "ltt: cannot write standard output%s%s: what was printed is incomplete\n", errno ? ": " : "",
+                 errno ? std::strerror(errno) : "");
+    return rc == 0 ? 2 : rc;
+  }
+  return rc;
+}
+
+namespace {
+int run_ltt(int argc, char** argv) {
   ltt::tune_allocator(argc, argv);
   // Line by line, also into a pipe: a run ended by the watchdog or a crash keeps what it printed.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -310,8 +329,8 @@ int main(int argc, char** argv) {
       "(safetensors) holds routed.rank{r} [M, L] and shared.rank{r} [M, H] for r < T, norm_weight [L] and up_weight "
       "[H, L] (all BF16), expected_exact [M, H] (F64, the float64 truth) and expected.tier{k} [M, H] (BF16, one correct "
       "member's output) for each selected tier that applies (tier 0 only where T >= 2 and M <= 128); its metadata says tp, tokens, "
-      "hidden, latent, eps, seed, dist, algo, rmsnorm_order, tiers. Its name: H{H}_L{L}_T{T}_M{M}_{dist}_seed{seed}_"
-      "{algo}_{rmsnorm order}[_tiers{k...}].safetensors. --dims small is H 256, L 128; k3 is H 7168, L 3584.");
+      "hidden, latent, eps, seed, dist, algo, rmsnorm_order, tiers, ltt_version. Its name: H{H}_L{L}_T{T}_M{M}_{dist}_seed{seed}_"
+      "{algo}_{rmsnorm order}[_eps{eps}, where eps is not 1e-6][_tiers{k...}, where not every tier that applies].safetensors. --dims small is H 256, L 128; k3 is H 7168, L 3584.");
   add(golden, "--out", go.out, path_value, "directory to write into")->required();
   add(golden, "--tp", go.sel.tp, tp_list, "TP sizes T")->default_str(list_str(go.sel.tp));
   add(golden, "--tier", go.sel.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
@@ -714,3 +733,5 @@ int main(int argc, char** argv) {
   }
   return 2;
 }
+
+}  // namespace

@@ -114,6 +114,18 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   return {};
 }
 
+Status regular_file_to_read(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
+  const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (a read would wait for a writer)"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  return LTT_USAGE(path, ": is ", what, ", not a file: give a regular file");
+}
+
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text) {
   if (own_descriptor(path)) return {};
   struct stat st {};

@@ -33,4 +33,10 @@ Status mark_unfinished(const std::string& flag, const std::string& path, const s
 // stdout follows the table there, whether stdout is a pipe or a file.
 std::optional<int> own_descriptor(const std::string& path);
 
+// Before a file ltt reads whole (a case file, a manifest, a file it hashes):
+// a FIFO, a device or a socket is refused, naming what it is, where reading
+// it would wait forever (a FIFO with no writer) or never end (/dev/zero). A
+// path that does not exist passes: opening it says so.
+Status regular_file_to_read(const std::string& path);
+
 }  // namespace ltt

@@ -3,6 +3,7 @@
 // typed access goes through memcpy. JSON errors are caught and become values.
 #include "safetensors.hpp"
 
+#include "outfile.hpp"
 #include "sha256.hpp"
 
 #include <unistd.h>
@@ -231,6 +232,7 @@ Status write_safetensors(const std::string& path, const SafeTensors& st) {
 }
 
 Result<SafeTensors> read_safetensors(const std::string& path) {
+  LTT_TRY(regular_file_to_read(path));
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
   std::vector<uint8_t> buf;

@@ -12,7 +12,6 @@
 #include <cstring>
 
 #include "compare.hpp"
-#include "flags.hpp"
 #include "gpu/device.hpp"
 #include "inputs.hpp"
 #include "kernels.hpp"
@@ -57,7 +56,7 @@ Status bench(const SelftestOptions& o) {
     const double t4 = now_seconds();
     std::printf("# pass %d: inputs %.2f s, truth (and widened weights) %.2f s, 5 tiers x 2 modes %.2f s, their bounds %.2f s\n%s",
                 pass, t1 - t0, t2 - t1, tiers_s, t4 - t3, per_tier.c_str());
-    std::printf("# pass %d: all five tiers, both modes, with inputs, truth and bounds: %.2f s (target < 3 s: %s)\n", pass,
+    std::printf("# pass %d: all five tiers, both modes, with inputs, truth and bounds: %.2f s (speed target < 3 s, a figure, not the verdict: %s)\n", pass,
                 t4 - t0, t4 - t0 < 3.0 ? "met" : "MISSED");
   }
 
@@ -95,7 +94,7 @@ Status bench(const SelftestOptions& o) {
   measure(float{}, 128, p.H / 16, p.L);
   measure(float{}, 128, p.H, p.L / 16);
   measure(double{}, 128, p.H, p.L);
-  std::printf("# GEMM rate >= 70%% of Eigen's own: %s\n", rate_ok ? "met" : "MISSED");
+  std::printf("# GEMM rate >= 70%% of Eigen's own (a speed target, not the verdict: exit 0 either way): %s\n", rate_ok ? "met" : "MISSED");
   return {};
 }
 
@@ -125,6 +124,7 @@ Result<int> run_selftest(const SelftestOptions& o) {
   Progress prog(o.tp.size() * o.tokens.size() * o.dists.size() * static_cast<size_t>(kNumTiers) * 2);
   size_t failed = 0, cases = 0, over_total = 0;
   std::unique_ptr<Inputs> weights;
+  flags::Skipped skipped;  // tier 0 beyond its shapes: said at the end, never dropped unseen
   for (int T : o.tp)
     for (int M : o.tokens)
       for (Dist dist : o.dists) {
@@ -135,6 +135,7 @@ Result<int> run_selftest(const SelftestOptions& o) {
         const Truth& truth = ref.truth();
         for (const auto& d : tier_table()) {
           if (!validate_for_tier(p, d.id).ok()) {
+            skipped.add(d.id, p);
             prog.step("skip");
             prog.step("skip");
             continue;
@@ -175,6 +176,7 @@ Result<int> run_selftest(const SelftestOptions& o) {
         if (!weights) weights = std::move(in);
       }
   prog.done();
+  skipped.say("selftest");
   std::printf("# Out of bound values : %zu %s\n", over_total, over_total == 0 ? "OK" : "FAILED");
   std::printf("# %zu cases, %zu failed; wall %.1f s\n", cases, failed, now_seconds() - wall0);
   if (o.bench) LTT_TRY(bench(o));

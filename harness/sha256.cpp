@@ -1,6 +1,7 @@
 // SHA-256 (FIPS 180-4 §6.2): message schedule, 64 rounds per 64-byte block,
 // padding with 0x80, zeros and the 64-bit big-endian bit length.
 #include "sha256.hpp"
+#include "outfile.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -108,6 +109,7 @@ std::string sha256_hex(const uint8_t* data, size_t n) {
 }
 
 Result<std::string> sha256_file(const std::string& path) {
+  LTT_TRY(regular_file_to_read(path));
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
   Sha256 s;

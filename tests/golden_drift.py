@@ -29,7 +29,9 @@ r = subprocess.run([ltt, "regress", work], capture_output=True, text=True)
 assert r.returncode == 1, r.stdout + r.stderr
 assert f"DRIFT {name}: tensor 'expected.tier1' differs first at element [1, 44]" in r.stdout, r.stdout
 
-# A hash-only entry whose hash no longer matches.
+# A hash-only entry whose hash no longer matches (no file on disk: a present
+# one is checked by its own hash first).
+os.remove(path)
 man["files"][0]["committed"] = False
 man["files"][0]["sha256"] = "0" * 64
 json.dump(man, open(os.path.join(work, "manifest.json"), "w"))

@@ -12,7 +12,12 @@ c. SIGTERM and SIGINT while golden writes (and while regress writes its
    every case file present is listed with its true SHA-256 and bytes, and
    regress passes on the folder;
 d. manifest.json is valid JSON, and lists only files present, at every
-   observation during a run.
+   observation during a run;
+e. (a review acting as a new user) a set another run holds is refused, never
+   rewritten from a stale manifest; a file cut short is that set's drift and
+   the other sets are still regressed; a hash-only set's file present on disk
+   is checked; a renamed file is drift; a malformed or incomplete entry, a
+   FIFO and a full standard output are refused (exit 2).
 
 usage: golden_faults.py LTT WORKDIR
 """
@@ -227,5 +232,80 @@ assert p.wait(timeout=300) == 0, p.stderr.read()
 assert all_listed_and_true(d) == 12 and not temporaries(d)
 assert observations >= 3, observations
 print(f"d. manifest.json valid JSON, listing only present files, at all {observations} observations")
+passed += 1
+
+# e. Found by a review acting as a new user.
+import fcntl  # noqa: E402
+e = os.path.join(work, "e")
+os.makedirs(e)
+fd = os.open(e, os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another golden run's hold on the set
+r = golden(e)
+assert r.returncode == 2 and "another ltt golden or regress run is using this set now" in r.stderr, r.stdout + r.stderr
+assert not os.path.exists(os.path.join(e, "manifest.json")), os.listdir(e)
+os.close(fd)
+r = run("golden", "--out", e, "--dims", "small", "--tp", "8", "--tokens", "1,5", "--dist", "realistic,adversarial")
+assert r.returncode == 0, r.stdout + r.stderr
+files = case_files(e)
+assert len(files) == 4, files
+# A file cut short and another's bit flipped: both named, one exit 1.
+with open(os.path.join(e, files[0]), "r+b") as f:
+    f.truncate(1000)
+raw = bytearray(read(os.path.join(e, files[1])))
+raw[-3] ^= 1
+open(os.path.join(e, files[1]), "wb").write(bytes(raw))
+r = run("regress", e)
+assert r.returncode == 1 and f"DRIFT {files[0]}: the file has 1000 bytes" in r.stdout and f"DRIFT {files[1]}:" in r.stdout \
+    and "Drifted sets : 2 FAILED" in r.stdout, r.stdout + r.stderr
+print("e. a second golden into a held set refused; a file cut short is its set's drift, the others still regressed")
+passed += 1
+# A hash-only entry whose file is present and differs: drift, not a silent pass.
+m = manifest(e)
+m["files"][1]["committed"] = False
+json.dump(m, open(os.path.join(e, "manifest.json"), "w"))
+r = run("regress", e)
+assert r.returncode == 1 and "a file of this hash-only set's name is present and its SHA-256" in r.stdout, r.stdout + r.stderr
+# Renamed: that set's drift; malformed, incomplete: exit 2 naming what.
+g = os.path.join(work, "g")
+assert golden(g).returncode == 0
+good = manifest(g)
+
+
+def regress_refuses(edit, needle):
+    m = json.loads(json.dumps(good))
+    edit(m["files"][0])
+    json.dump(m, open(os.path.join(g, "manifest.json"), "w"))
+    r = run("regress", g)
+    assert r.returncode == 2 and needle in r.stderr, (needle, r.stdout + r.stderr)
+
+
+seed1 = DEFAULT.replace("seed0", "seed1")
+m = json.loads(json.dumps(good))
+m["files"][0]["file"] = seed1
+json.dump(m, open(os.path.join(g, "manifest.json"), "w"))
+os.rename(os.path.join(g, DEFAULT), os.path.join(g, seed1))
+r = run("regress", g)
+os.rename(os.path.join(g, seed1), os.path.join(g, DEFAULT))
+assert r.returncode == 1 and f"DRIFT {seed1}: its metadata name the file {DEFAULT}" in r.stdout, r.stdout + r.stderr
+regress_refuses(lambda x: x.update(sha256="abc"), "sha256 'abc' is not 64 lowercase hex digits")
+regress_refuses(lambda x: x.update(sha256=x["sha256"].upper()), "is not 64 lowercase hex digits")
+regress_refuses(lambda x: x.pop("bytes"), "an entry lacks file, sha256, bytes, committed or metadata")
+regress_refuses(lambda x: x.update(note="mine"), "unknown key 'note'")
+regress_refuses(lambda x: x["metadata"].pop("eps"), "has no 'eps'")
+json.dump(good, open(os.path.join(g, "manifest.json"), "w"))
+regress_ok(g)
+# A FIFO where the case file should be: refused at once, never waited on.
+os.rename(os.path.join(g, DEFAULT), os.path.join(g, "keep"))
+os.mkfifo(os.path.join(g, DEFAULT))
+t0 = time.time()
+r = subprocess.run([ltt, "regress", g], capture_output=True, text=True, timeout=60)
+assert r.returncode == 2 and "is a FIFO" in r.stderr and time.time() - t0 < 30, r.stdout + r.stderr
+os.remove(os.path.join(g, DEFAULT))
+os.rename(os.path.join(g, "keep"), os.path.join(g, DEFAULT))
+# The table written nowhere is no pass.
+with open("/dev/full", "w") as full:
+    r = subprocess.run([ltt, "regress", g], stdout=full, stderr=subprocess.PIPE, text=True)
+assert r.returncode == 2 and "cannot write standard output" in r.stderr, r.stderr
+print("e. a hash-only set's file checked; a renamed file drift; malformed and incomplete entries, a FIFO, a full stdout: exit 2")
 passed += 1
 print(f"{passed} passed, 0 failed")
