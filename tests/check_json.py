@@ -14,9 +14,18 @@ cases = doc["cases"]
 assert cases, "no cases"
 assert doc["summary"]["cases"] == len(cases)
 assert doc["summary"]["failed"] == sum(not c["pass"] for c in cases)
-# Notes: a run with ring cases says that their sets are wide; one without has none.
+# Notes: a run with ring cases says that their sets are wide; one without has
+# no such note. A tier the selection skipped (tier 0 past M 128) is named, and
+# only a tier no case of that T and M ran.
 ring = sum(c["algo"] == "ring" for c in cases)
-assert doc["notes"] == ([] if ring == 0 else [n for n in doc["notes"] if "reduce by a ring" in n]), doc["notes"]
+skips = [n for n in doc["notes"] if " skipped at " in n]
+assert doc["notes"] == ([] if ring == 0 else [n for n in doc["notes"] if "reduce by a ring" in n]) + skips, doc["notes"]
+for n in skips:
+    tier = int(n.split()[1])
+    for shape in n.split(" skipped at ")[1].split(" (")[0].split(", "):
+        T, M = int(shape.split()[1]), int(shape.split()[3])
+        assert tier == 0 and (M > 128 or T < 2), n
+        assert not any(c["tier"] == tier and c["tp"] == T and c["tokens"] == M for c in cases), (n, "ran")
 assert (ring == 0) == (not any(f"{ring} of {len(cases)} cases reduce by a ring" in n for n in doc["notes"])), doc["notes"]
 crit = doc["criteria"]
 for c in cases:
