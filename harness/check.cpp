@@ -314,6 +314,13 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     }
     std::unique_ptr<Reference> ref;
     if (root) ref = std::make_unique<Reference>(in);
+    if (P > 1) {
+      // Process 0 makes every rank's inputs (for the reference), the others
+      // their own: they wait for it here, untimed, not in the backend's first
+      // collective, whose wait --timeout watches.
+      watchdog_own_work(cat("T ", p.T, " M ", p.M, " ", name(p.dist), ": waiting for process 0 to make every rank's inputs"));
+      MPI_Barrier(comm);
+    }
 
   for (int tier : set.tiers) {
     Contract contract = tier_def(tier).contract;
@@ -331,6 +338,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     std::string algo_note;
     GemmAlgoReset algo_reset;
     if (!o.gemm_algos.empty()) {
+      watchdog_stage(cat(name_case, ": listing cuBLASLt's algorithms"));
       auto list = gpu::gemm_algos(p, tier);
       if (!list.ok()) return list.status();
       algo_list = std::move(*list);
@@ -496,6 +504,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         if (bad_rank >= 0) heat_rank_diff(res, yd, widen<double>(other));
         res.seconds = now_seconds() - t0;
         res.backend_seconds = backend_s;
+        // Timed again from here: a case file and the reports are writes, which can hang (a stalled file system).
+        watchdog_stage(cat(name_case, ": recording its verdict (the case file, the reports)"));
         if (!res.ok) {
           res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), shell_word(self_path()), " check --tier ", tier,
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
@@ -596,15 +606,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                     " with the same selection tells which (it compares the outputs with the clean run's)"));
     std::printf("# %s\n", report.notes().back().c_str());
   }
-  if (root && !o.quiet) {
-    // A report that cannot be written is an error, but a numerical failure's
-    // exit code 1 wins over it: both are printed.
-    Status w = report.finish(now_seconds() - wall0);
-    if (!w.ok()) {
-      if (failed == 0) return w;
-      std::fprintf(stderr, "ltt: %s\n", w.error().describe().c_str());
-    }
-  }
+  if (root && !o.quiet) return exit_after_reports(failed > 0, report.finish(now_seconds() - wall0));
   return failed == 0 ? 0 : 1;
 }
 

@@ -96,7 +96,7 @@ namespace {
 Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return LTT_USAGE(path, ": is a directory, not a manifest: move it away");
-  LTT_TRY(regular_file_to_read(path));
+  LTT_TRY(regular_file_to_read(path, false));
   errno = 0;
   std::ifstream f(path);
   if (!f) {
@@ -111,12 +111,16 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
     nlohmann::json j = nlohmann::json::parse(f);
     if (!j.is_object() || !j.contains("files") || !j["files"].is_array())
       return LTT_USAGE(path, ": not a manifest (an object with a 'files' array)");
+    for (const auto& [k, v] : j.items())
+      if (k != "files" && k != "ltt_version")
+        return LTT_USAGE(path, ": unknown key '", k, "' (a manifest holds ltt_version and files; ltt golden would drop it)");
     std::set<std::string> seen;
     for (const auto& e : j["files"]) {
       if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("sha256") ||
           !e["sha256"].is_string() || !e.contains("metadata") || !e["metadata"].is_object() || !e.contains("bytes") ||
           !e.contains("committed"))
-        return LTT_USAGE(path, ": an entry lacks file, sha256, bytes, committed or metadata (ltt golden writes all five): ", e.dump());
+        return LTT_USAGE(path, ": an entry lacks file, sha256, bytes, committed or metadata (ltt golden writes all five; "
+                         "a manifest of an older ltt: write the set again with ltt golden): ", e.dump());
       for (const auto& [k, v] : e.items())
         if (k != "file" && k != "sha256" && k != "bytes" && k != "committed" && k != "metadata")
           return LTT_USAGE(path, ": ", e["file"].get<std::string>(), ": unknown key '", k,
@@ -349,9 +353,13 @@ class DirLock {
   Status take(const std::string& dir, bool exclusive) {
     fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_ < 0) return {};  // opening the set says why, next
-    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno == EWOULDBLOCK)
-      return LTT_USAGE(dir, ": another ltt ", exclusive ? "golden or regress" : "golden", " run is using this set now: run ",
-                       exclusive ? "golden into one set one at a time" : "regress once that golden run is over");
+    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return {};
+    if (errno == EWOULDBLOCK)
+      return LTT_USAGE(dir, ": another ltt ", exclusive ? "golden or regress" : "golden", " run is using this set now: ",
+                       "run again once it is over (a golden run writes a set alone)");
+    // No lock here (a file system without flock): said, and the run goes on.
+    std::fprintf(stderr, "ltt: %s: cannot lock the set (%s): running unlocked; run no other golden into it meanwhile\n",
+                 dir.c_str(), std::strerror(errno));
     return {};
   }
   ~DirLock() {
@@ -491,7 +499,7 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   Table tab({{"file", "", 62}, {"how", "", 7}, {"time", "s", 6}, {"verdict", "", 7}});
   tab.header();
   Progress prog(files.size());
-  size_t drift = 0;
+  size_t drift = 0, errors = 0;
   CleanupOnSignal cleanup;
   for (const auto& e : files) {
     const double a = now_seconds();
@@ -508,24 +516,37 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     const uint64_t listed_bytes = e["bytes"].get<uint64_t>();
     // A committed file carries its own metadata: an entry that says otherwise
     // is the manifest's drift, said before anything is regenerated from it.
-    // A file cut short, grown or unreadable is that set's drift; the other
-    // sets are still regressed.
+    // A file cut short, grown or not safetensors is that set's drift (its
+    // bytes are not golden's); one missing or that cannot be read (no
+    // permission, a FIFO) is that set's error (exit 2 unless some set
+    // drifted). Either way the other sets are still regressed.
     std::optional<SafeTensors> disk;
-    std::string problem;
+    std::string problem, error;
     if (committed) {
-      LTT_TRY(regular_file_to_read(path));
       const auto size = fs::file_size(path, ec);
-      if (ec) problem = cat("cannot read the file: ", ec.message());
+      if (Status r = regular_file_to_read(path, false); !r.ok()) error = r.error().message;
+      else if (ec) error = cat(path, ": ", ec.message());
       else if (size != listed_bytes) problem = cat("the file has ", size, " bytes, the manifest says ", listed_bytes);
-      else if (auto d = read_safetensors(path); !d.ok()) problem = cat("the file does not read back: ", d.error().message);
-      else disk = std::move(*d);
+      else if (auto d = read_safetensors(path); !d.ok()) {
+        if (::access(path.c_str(), R_OK) != 0) error = d.error().message;
+        else problem = cat("the file does not read back: ", d.error().message);
+      } else disk = std::move(*d);
     } else if (fs::exists(path, ec)) {
       // Hash-only, yet a file of that name is here: it must be the set too.
-      LTT_TRY(regular_file_to_read(path));
-      auto sha = sha256_file(path);
-      if (!sha.ok()) return sha.error();
-      if (*sha != e["sha256"].get<std::string>())
+      const Status readable = regular_file_to_read(path, false);
+      auto sha = readable.ok() ? sha256_file(path) : Result<std::string>(readable.error());
+      if (!sha.ok()) error = sha.error().message;
+      else if (*sha != e["sha256"].get<std::string>())
         problem = cat("a file of this hash-only set's name is present and its SHA-256 ", *sha, " is not the manifest's");
+    }
+    if (!error.empty()) {
+      prog.step(file);
+      ++errors;
+      tab.row({file, committed ? "tensors" : "hash", fmt("%.1f", now_seconds() - a), "ERROR"});
+      html_rows.push_back({file, committed ? "tensors" : "hash", fmt("%.1f", now_seconds() - a), "ERROR"});
+      html_notes.push_back(cat("ERROR ", file, ": ", error));
+      std::printf("#   ERROR %s: %s\n", file.c_str(), error.c_str());
+      continue;
     }
     if (disk) {
       for (const auto& [k, v] : meta.metadata)
@@ -548,7 +569,7 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       if (committed) {
         problem = first_difference(*regen, *disk);
         if (problem.empty()) {
-          auto sha = sha256_file(path);
+          auto sha = sha256_file(path);  // read once already: a failure now is the machine's, not the set's
           if (!sha.ok()) return sha.error();
           if (*sha != e["sha256"].get<std::string>()) problem = cat("the file's SHA-256 ", *sha, " is not the manifest's ", std::string(e["sha256"]));
         }
@@ -572,15 +593,17 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     }
   }
   prog.done();
-  std::printf("# Drifted sets : %zu %s\n# wall %.1f s\n", drift, drift == 0 ? "OK" : "FAILED", now_seconds() - t0);
-  if (!html.empty()) {
-    Status w = write_html_table(html, "ltt regress", command, {"file", "how", "time (s)", "verdict"}, html_rows, html_notes, drift == 0);
-    if (!w.ok()) {
-      if (drift == 0) return w.error();
-      std::fprintf(stderr, "ltt: %s\n", w.error().describe().c_str());  // the drift's exit 1 wins
-    }
-  }
-  return drift == 0 ? 0 : 1;
+  std::printf("# Drifted sets : %zu %s\n", drift, drift == 0 ? "OK" : "FAILED");
+  if (errors) std::printf("# Unreadable sets : %zu FAILED (the ERROR rows above: not judged)\n", errors);
+  std::printf("# wall %.1f s\n", now_seconds() - t0);
+  Status written;
+  if (!html.empty())
+    written = write_html_table(html, "ltt regress", command, {"file", "how", "time (s)", "verdict"}, html_rows, html_notes,
+                               drift == 0 && errors == 0);
+  if (errors > 0 && drift == 0 && written.ok())
+    return LTT_USAGE(errors, " set(s) of ", mpath, " could not be read (the ERROR rows above): restore the files, or take their "
+                     "entries out of the manifest");
+  return exit_after_reports(drift > 0, written);
 }
 
 }  // namespace ltt

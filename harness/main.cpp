@@ -241,8 +241,8 @@ int run_ltt(int argc, char** argv) {
       "of the distance to the admissible set, of error/bound and of where ranks differ, shard edges marked");
   check->add_flag("--html-all", ck.html_all, "heatmaps for every case in the HTML report, not only the failing ones");
   add(check, "--timeout", ck.timeout, [](const std::string& f, const std::string& s) { return flags::real(f, s, 0.1, 1e6); },
-      "seconds a backend run, or a wait on other ranks, may go without progress before the run is ended, naming the rank "
-      "(the harness's own inputs, reference and checks are not timed: they cannot hang)")->default_str("300");
+      "seconds a backend run, a wait on other ranks or a write of a case file or report may go without progress before the "
+      "run is ended, naming the rank (the harness's own inputs, reference and checks are not timed: they cannot hang)")->default_str("300");
   add(check, "--ulp-max", ck.ulp_max, ulp_max_value,
       "also require every element within this many ULPs of the emulated reference (off by default: for an "
       "implementation that claims the reference's own orders)");

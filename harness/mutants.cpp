@@ -95,8 +95,12 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   // The clean run: the production gate's own failures on correct outputs
   // (adversarial rows fail it), so a mutant counts as caught by the gate
   // only where it adds failures. It must pass itself.
-  std::map<std::tuple<int, int, int, int>, size_t> clean_gate;
-  std::map<std::tuple<int, int, int, int>, unsigned long long> clean_digest;  // its outputs' bits
+  struct Clean {
+    size_t gate_fail = 0;
+    unsigned long long digest = 0;  // its outputs' bits
+  };
+  std::map<std::tuple<int, int, int, int>, Clean> clean;
+  auto key_of = [](const CaseResult& x) { return std::make_tuple(x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist)); };
   {
     CheckOptions c = o;
     c.quiet = true;
@@ -107,8 +111,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     if (!r.ok()) return r.error();
     for (const auto& x : res) {
       if (!x.ok) return LTT_ERR(Errc::internal, "the clean backend fails tier ", x.tier, " T ", x.p.T, " M ", x.p.M, " ", name(x.p.dist), ": no mutant can be judged");
-      clean_gate[{x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist)}] = x.gate_fail;
-      clean_digest[{x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist)}] = x.digest;
+      clean[key_of(x)] = {x.gate_fail, x.digest};
     }
     std::printf("# clean backend: %zu cases pass; gate: cases where the production gate fails more elements than on\n"
                 "# the clean output; outside: elements outside their admissible sets, all cases\n", res.size());
@@ -133,13 +136,13 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     size_t caught = 0, outside = 0, gate = 0, looks_unrounded = 0, looks_product_rounded = 0, changed = 0;
     for (const auto& x : res) {
       if (!x.ok) ++caught;
-      changed += !x.stopped.empty() || x.digest != clean_digest[std::make_tuple(x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist))];
+      const Clean& c0 = clean[key_of(x)];
+      changed += !x.stopped.empty() || x.digest != c0.digest;
       looks_unrounded += x.missing_rounding_points() ? 1 : 0;
       looks_product_rounded += x.product_rounded_first() ? 1 : 0;
       for (const auto& k : x.failed_checks()) by.insert(k == "stopped" ? "stopped (would hang)" : k);
       outside += x.outside;
-      const auto key = std::make_tuple(x.tier, x.p.T, x.p.M, static_cast<int>(x.p.dist));
-      gate += x.stopped.empty() && x.gate_fail > clean_gate[key] ? 1 : 0;
+      gate += x.stopped.empty() && x.gate_fail > c0.gate_fail ? 1 : 0;
     }
     const std::string bys = join(by), tiers = join(c.tiers, ",");
     const bool ok = caught > 0;
@@ -178,22 +181,18 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
               flagged.empty() ? "no mutant" : flagged.c_str());
   std::printf("# said to hold the GEMM's output rounded before its addend was added: %s\n",
               flagged_product.empty() ? "no mutant" : flagged_product.c_str());
+  Status written;
   if (!o.json.empty()) {
     nlohmann::json j = report_head(o.command);
     j.update({{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped},
               {"no_effect", jno_effect}});
-    const std::string text = j.dump(2) + "\n";
-    if (auto s = write_text_file("--json", o.json, text); !s.ok()) {
-      // A missed mutant's exit 1 wins over the report's exit 2; both are said.
-      if (missed == 0) return s.error();
-      std::fprintf(stderr, "ltt: %s\n", s.error().describe().c_str());
-    }
+    written = write_text_file("--json", o.json, j.dump(2) + "\n");
   }
   // Nothing judged is no pass: with every mutant without effect, the selection showed none.
-  if (n == 0)
+  if (n == 0 && written.ok())
     return LTT_USAGE("no mutant changed an output of the selected cases, so none was judged: select the data they show on "
                      "(above), e.g. --dist realistic,adversarial and more --tokens");
-  return missed == 0 ? 0 : 1;
+  return exit_after_reports(missed > 0, written);
 }
 
 }  // namespace ltt

@@ -114,9 +114,9 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   return {};
 }
 
-Status regular_file_to_read(const std::string& path) {
+Status regular_file_to_read(const std::string& path, bool pipe_ok) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || (pipe_ok && S_ISFIFO(st.st_mode))) return {};
   const char* what = S_ISDIR(st.st_mode)    ? "a directory"
                      : S_ISFIFO(st.st_mode) ? "a FIFO (a read would wait for a writer)"
                      : S_ISCHR(st.st_mode)  ? "a character device"
@@ -124,6 +124,13 @@ Status regular_file_to_read(const std::string& path) {
                      : S_ISSOCK(st.st_mode) ? "a socket"
                                             : "not a regular file";
   return LTT_USAGE(path, ": is ", what, ", not a file: give a regular file");
+}
+
+Result<int> exit_after_reports(bool failed, const Status& written) {
+  if (written.ok()) return failed ? 1 : 0;
+  if (!failed) return written.error();
+  std::fprintf(stderr, "ltt: %s\n", written.error().describe().c_str());
+  return 1;
 }
 
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text) {

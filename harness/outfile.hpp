@@ -34,9 +34,16 @@ Status mark_unfinished(const std::string& flag, const std::string& path, const s
 std::optional<int> own_descriptor(const std::string& path);
 
 // Before a file ltt reads whole (a case file, a manifest, a file it hashes):
-// a FIFO, a device or a socket is refused, naming what it is, where reading
-// it would wait forever (a FIFO with no writer) or never end (/dev/zero). A
-// path that does not exist passes: opening it says so.
-Status regular_file_to_read(const std::string& path);
+// a device or a socket is refused, naming what it is, where reading it would
+// never end (/dev/zero) or wait; a FIFO too unless `pipe_ok` (verify --case
+// <(...) has a writer; a golden set's files and manifest never do, and a
+// FIFO there would wait forever). A path that does not exist passes: opening
+// it says so.
+Status regular_file_to_read(const std::string& path, bool pipe_ok);
+
+// A run's exit once its reports are written: a report that could not be
+// (`written` failed) is exit 2, but a numerical failure's exit 1 (`failed`)
+// wins over it; both are said.
+Result<int> exit_after_reports(bool failed, const Status& written);
 
 }  // namespace ltt

@@ -389,6 +389,7 @@ Status Report::finish(double wall_seconds) {
                      {"ulp_max", o_.ulp_max >= 0 ? nlohmann::json(o_.ulp_max) : nlohmann::json(nullptr)},
                      {"ulp_frac", o_.ulp_frac >= 0 ? nlohmann::json(o_.ulp_frac) : nlohmann::json(nullptr)}};
     for (const auto& r : results_) {
+      const bool no_output = !r.stopped.empty();  // no output: no rank, rerun or gate figure
       const ErrorStats& s = r.vs_truth;
       j["cases"].push_back({{"tier", r.tier},
                             {"tp", r.p.T},
@@ -444,16 +445,16 @@ Status Report::finish(double wall_seconds) {
                             {"stopped", r.stopped},
                             {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ},
                                             {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
-                            {"ranks_agree", r.bad_rank < 0},
+                            {"ranks_agree", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.bad_rank < 0)},
                             {"first_differing_rank", r.bad_rank},
-                            {"deterministic", r.reran ? nlohmann::json(r.deterministic) : nlohmann::json(nullptr)},
+                            {"deterministic", r.reran && !no_output ? nlohmann::json(r.deterministic) : nlohmann::json(nullptr)},
                             {"outputs_note", r.outputs_note},
                             {"fake_rank_run", r.fake_ranks_differ < 0 ? nlohmann::json(nullptr)
                                                                       : nlohmann::json{{"ranks_differ", r.fake_ranks_differ},
                                                                                        {"rank0_elements_differ", r.fake_elems_differ},
                                                                                        {"must_match", r.fake_must_match}}},
                             {"unwritten", r.poisoned},
-                            {"production_gate_failures", r.stopped.empty() ? nlohmann::json(r.gate_fail) : nlohmann::json(nullptr)},
+                            {"production_gate_failures", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.gate_fail)},
                             {"seconds", r.seconds},
                             {"pass", r.ok},
                             {"reproduce", r.repro},
@@ -474,8 +475,9 @@ Status Report::finish(double wall_seconds) {
     for (const auto& r : results_)
       f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
         << " | " << r.outside << " | "
-        << fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1))
-        << " | " << max_ratio_text(r.vs_truth) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
+        << (!r.stopped.empty() ? std::string("-")
+                               : fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1)))
+        << " | " << (!r.stopped.empty() ? std::string("-") : max_ratio_text(r.vs_truth)) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
         << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | "
         << (!r.stopped.empty() ? "-" : r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | "
         << (!r.stopped.empty() || !r.reran ? "-" : r.deterministic ? "same" : "differs") << " | "

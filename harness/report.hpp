@@ -174,8 +174,9 @@ class Report {
   void add(const CaseResult& r);
   void keep(const CaseResult& r) { results_.push_back(r); }  // recorded, not printed
   // A line about the whole run (ltt verify: output files with no case),
-  // printed under the table's header as "# not checked: ..." and kept in every
-  // report (JSON "notes", Markdown, HTML). Call before header().
+  // printed under the table's header as "# not checked: ..." when added
+  // before header() (after it, the caller prints it), and kept in every
+  // report (JSON "notes", Markdown, HTML).
   void note(std::string line) { notes_.push_back(std::move(line)); }
   const std::vector<std::string>& notes() const { return notes_; }
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files

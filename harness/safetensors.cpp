@@ -232,7 +232,7 @@ Status write_safetensors(const std::string& path, const SafeTensors& st) {
 }
 
 Result<SafeTensors> read_safetensors(const std::string& path) {
-  LTT_TRY(regular_file_to_read(path));
+  LTT_TRY(regular_file_to_read(path, true));
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
   std::vector<uint8_t> buf;

@@ -109,7 +109,7 @@ std::string sha256_hex(const uint8_t* data, size_t n) {
 }
 
 Result<std::string> sha256_file(const std::string& path) {
-  LTT_TRY(regular_file_to_read(path));
+  LTT_TRY(regular_file_to_read(path, true));
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
   Sha256 s;

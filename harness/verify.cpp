@@ -10,6 +10,7 @@
 #include <span>
 
 #include "casefile.hpp"
+#include "outfile.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 
@@ -290,13 +291,7 @@ Result<int> run_verify(const VerifyOptions& o) {
       report.add(res);
     }
   }
-  // A report that cannot be written is an error, but a numerical failure's
-  // exit code 1 wins over it: both are printed (as in ltt check).
-  if (Status w = report.finish(now_seconds() - t0); !w.ok()) {
-    if (failed == 0) return w.error();
-    std::fprintf(stderr, "ltt: %s\n", w.error().describe().c_str());
-  }
-  return failed == 0 ? 0 : 1;
+  return exit_after_reports(failed > 0, report.finish(now_seconds() - t0));
 }
 
 }  // namespace ltt

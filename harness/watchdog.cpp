@@ -104,6 +104,7 @@ Watchdog::Watchdog(double timeout_s, std::string who) {
   s.timeout = timeout_s;
   s.who = std::move(who);
   s.stop = false;
+  s.grace = 0;  // timed from the start, whatever stage an earlier watchdog ended in
   s.last = std::chrono::steady_clock::now();
   copy_to(g_who, sizeof g_who, s.who);
   copy_to(g_stage, sizeof g_stage, s.stage);
@@ -144,6 +145,7 @@ Watchdog::~Watchdog() {
   s.cv.notify_all();
   s.thread.join();
   s.stage = "start-up";
+  s.grace = 0;
 }
 
 void watchdog_stage(const std::string& what) { set_stage(what, 0); }

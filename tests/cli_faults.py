@@ -582,13 +582,20 @@ elif cls == "unseen":
     expect(r.returncode == 1 and "rank 3 of 8 hangs" in r.stderr, "--plant hang honours --inject-rank", r)
     # 5. A stopped case (no output) has no rank, rerun or gate figures, and its section in the HTML report.
     r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "0", "--dist", "adversarial", "--mutant", "lamport-neg-zero",
-             "--html", "stop.html", "--json", "stop.json"])
+             "--html", "stop.html", "--json", "stop.json", "--markdown", "stop.md"])
     row = [x for x in r.stdout.splitlines() if x.strip().startswith("0   8     5")]
     h = open("stop.html").read() if os.path.exists("stop.html") else ""
     c = json.load(open("stop.json"))["cases"][0] if r.returncode == 1 else {}
     expect(r.returncode == 1 and "passed by the production gate" not in r.stdout and row
            and row[0].split()[13:16] == ["-", "-", "-"] and "id='case-0'" in h and "stopped, no output to judge" in h
            and c.get("production_gate_failures", 0) is None, "a stopped case: no figures it cannot have, its HTML section", r)
+    schema = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_json.py")
+    r = run([sys.executable, schema, "stop.json", "stop.md"])
+    expect(r.returncode == 0, "a stopped case's JSON and Markdown hold to the README's schema", r)
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5,129", "--tier", "0,1", "--algo", "ring", "--dist", "realistic",
+             "--json", "rs.json", "--markdown", "rs.md"])
+    r2 = run([sys.executable, schema, "rs.json", "rs.md"])
+    expect(r.returncode == 0 and r2.returncode == 0, "ring and skipped-tier notes together hold to the schema", r2)
     # 6. A mutant that changed no output is said to have no effect, not counted; with none left, nothing was judged.
     m = [ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "exact"]
     r = run(m + ["--only", "eps-missing,drop-rank", "--json", "m.json"])

@@ -246,6 +246,15 @@ assert not os.path.exists(os.path.join(e, "manifest.json")), os.listdir(e)
 os.close(fd)
 r = run("golden", "--out", e, "--dims", "small", "--tp", "8", "--tokens", "1,5", "--dist", "realistic,adversarial")
 assert r.returncode == 0, r.stdout + r.stderr
+# regress beside another regress (a shared hold) runs; beside a golden run (exclusive) it is refused.
+fd = os.open(e, os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+r = run("regress", e)
+assert r.returncode == 0 and "Drifted sets : 0 OK" in r.stdout, r.stdout + r.stderr
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+r = run("regress", e)
+assert r.returncode == 2 and "another ltt golden run is using this set now" in r.stderr, r.stdout + r.stderr
+os.close(fd)
 files = case_files(e)
 assert len(files) == 4, files
 # A file cut short and another's bit flipped: both named, one exit 1.
@@ -257,7 +266,13 @@ open(os.path.join(e, files[1]), "wb").write(bytes(raw))
 r = run("regress", e)
 assert r.returncode == 1 and f"DRIFT {files[0]}: the file has 1000 bytes" in r.stdout and f"DRIFT {files[1]}:" in r.stdout \
     and "Drifted sets : 2 FAILED" in r.stdout, r.stdout + r.stderr
-print("e. a second golden into a held set refused; a file cut short is its set's drift, the others still regressed")
+# A missing file is its set's ERROR (exit 2 where nothing drifted); the other sets are still regressed.
+os.rename(os.path.join(e, files[0]), os.path.join(work, "aside"))
+r = run("regress", e)
+assert r.returncode == 1 and f"ERROR {files[0]}:" in r.stdout and f"DRIFT {files[1]}:" in r.stdout, r.stdout + r.stderr
+os.rename(os.path.join(work, "aside"), os.path.join(e, files[0]))
+print("e. a second golden into a held set refused, regress beside regress runs; a file cut short is its set's drift, "
+      "a missing one its ERROR, the others still regressed")
 passed += 1
 # A hash-only entry whose file is present and differs: drift, not a silent pass.
 m = manifest(e)
@@ -299,7 +314,7 @@ os.rename(os.path.join(g, DEFAULT), os.path.join(g, "keep"))
 os.mkfifo(os.path.join(g, DEFAULT))
 t0 = time.time()
 r = subprocess.run([ltt, "regress", g], capture_output=True, text=True, timeout=60)
-assert r.returncode == 2 and "is a FIFO" in r.stderr and time.time() - t0 < 30, r.stdout + r.stderr
+assert r.returncode == 2 and "is a FIFO" in r.stdout and "could not be read" in r.stderr and time.time() - t0 < 30, r.stdout + r.stderr
 os.remove(os.path.join(g, DEFAULT))
 os.rename(os.path.join(g, "keep"), os.path.join(g, DEFAULT))
 # The table written nowhere is no pass.
