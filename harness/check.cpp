@@ -504,8 +504,11 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         if (bad_rank >= 0) heat_rank_diff(res, yd, widen<double>(other));
         res.seconds = now_seconds() - t0;
         res.backend_seconds = backend_s;
-        // Timed again from here: a case file and the reports are writes, which can hang (a stalled file system).
-        watchdog_stage(cat(name_case, ": recording its verdict (the case file, the reports)"));
+        // Timed again from here: a case file and the reports are writes, which
+        // can hang (a stalled file system). A case file at k3 sizes is
+        // gigabytes: 120 s beyond --timeout for it, so a short --timeout ends
+        // no healthy write.
+        watchdog_stage(cat(name_case, ": recording its verdict (the case file, the reports)"), 120);
         if (!res.ok) {
           res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), shell_word(self_path()), " check --tier ", tier,
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),

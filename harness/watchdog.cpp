@@ -148,7 +148,7 @@ Watchdog::~Watchdog() {
   s.grace = 0;
 }
 
-void watchdog_stage(const std::string& what) { set_stage(what, 0); }
+void watchdog_stage(const std::string& what, double grace_s) { set_stage(what, grace_s); }
 
 void watchdog_own_work(const std::string& what) { set_stage(what, std::numeric_limits<double>::infinity()); }
 

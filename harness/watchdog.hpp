@@ -20,7 +20,9 @@ class Watchdog {
   Watchdog& operator=(const Watchdog&) = delete;
 };
 
-void watchdog_stage(const std::string& what);  // also resets the timer
+// Also resets the timer; `grace_s` more seconds for a stage whose healthy
+// length has no bound that --timeout could know (a case file of gigabytes).
+void watchdog_stage(const std::string& what, double grace_s = 0);
 // A stage of the harness's own finite work (inputs, the reference, the
 // checks, or waiting on process 0 doing them): named by a crash, never ended
 // by --timeout, which is for the backend and the waits on other ranks; it
