@@ -127,8 +127,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
     h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows || !r.ok ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
              "</td><td>", r.tier, "</td><td>", r.p.T, "</td><td>", r.p.M, "</td><td>", name(r.p.dist), "</td><td>",
              name(r.contract.algo), "</td><td>", r.outside, "</td><td>",
-             stopped ? std::string("-") : std::isinf(r.steps_max) ? std::string("inf") : fmt("%.0f", r.steps_max),
-             "</td><td>", stopped ? std::string("-") : max_ratio_text(r.vs_truth), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
+             r.steps_shown(), "</td><td>", r.max_ratio_shown(), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
              r.ulp_hist[3], "</td><td>", stopped ? std::string("-") : r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
              stopped || !r.reran ? "-" : r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
   }

@@ -30,6 +30,18 @@ std::vector<std::string> CaseResult::failed_checks() const {
   return f;
 }
 
+std::string CaseResult::steps_shown() const {
+  return !stopped.empty() ? "-" : std::isinf(steps_max) ? "inf" : fmt("%.0f", steps_max);
+}
+
+std::string CaseResult::ambiguous_shown() const {
+  return !stopped.empty() ? "-" : fmt("%.2f", 100 * static_cast<double>(ambiguous) / static_cast<double>(vs_truth.n ? vs_truth.n : 1));
+}
+
+std::string CaseResult::max_ratio_shown() const { return !stopped.empty() ? "-" : max_ratio_text(vs_truth); }
+
+std::string CaseResult::gate_shown() const { return !stopped.empty() ? "-" : std::to_string(gate_fail); }
+
 bool CaseResult::missing_rounding_points() const {
   return outside >= 16 && outside_at_rounded_truth * 10 >= outside * 9;
 }
@@ -285,14 +297,12 @@ void Report::header() {
 
 void Report::add(const CaseResult& r) {
   const auto& h = r.ulp_hist;
-  const double n = static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1);
   const bool stopped = !r.stopped.empty();  // no output: nothing compared across ranks, reruns or by the gate
   table_.row({std::to_string(r.tier), std::to_string(r.p.T), std::to_string(r.p.M), name(r.p.dist), name(r.contract.algo),
-              std::to_string(r.outside), stopped ? "-" : std::isinf(r.steps_max) ? "inf" : fmt("%.0f", r.steps_max),
-              stopped ? "-" : fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / n), stopped ? "-" : max_ratio_text(r.vs_truth),
+              std::to_string(r.outside), r.steps_shown(), r.ambiguous_shown(), r.max_ratio_shown(),
               std::to_string(h[0]), std::to_string(h[1]), std::to_string(h[2]), std::to_string(h[3]),
               stopped ? "-" : r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), stopped || !r.reran ? "-" : r.deterministic ? "same" : "DIFF",
-              stopped ? "-" : std::to_string(r.gate_fail), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
+              r.gate_shown(), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
   if (!r.ok) {
     std::string why;
     if (!r.stopped.empty()) why += cat(" stopped: ", r.stopped, ";");
@@ -474,14 +484,11 @@ Status Report::finish(double wall_seconds) {
       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : results_)
       f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
-        << " | " << r.outside << " | "
-        << (!r.stopped.empty() ? std::string("-")
-                               : fmt("%.2f", 100 * static_cast<double>(r.ambiguous) / static_cast<double>(r.vs_truth.n ? r.vs_truth.n : 1)))
-        << " | " << (!r.stopped.empty() ? std::string("-") : max_ratio_text(r.vs_truth)) << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
+        << " | " << r.outside << " | " << r.ambiguous_shown() << " | " << r.max_ratio_shown() << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
         << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | "
         << (!r.stopped.empty() ? "-" : r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | "
         << (!r.stopped.empty() || !r.reran ? "-" : r.deterministic ? "same" : "differs") << " | "
-        << (r.stopped.empty() ? std::to_string(r.gate_fail) : std::string("-")) << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |\n";
+        << r.gate_shown() << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |\n";
     keep(write_text_file("--markdown", o_.markdown, f.str()));
   }
   if (!o_.html.empty()) keep(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));

@@ -111,6 +111,14 @@ struct CaseResult {
   // Names of the checks that failed: admissible, ranks, rerun, unwritten, all-zero, emulated-ulp, stopped,
   // fake-ranks.
   std::vector<std::string> failed_checks() const;
+  // The figures the table, the Markdown and the HTML report show alike, "-"
+  // where a stopped case (no output) has none: the farthest element's bf16
+  // steps, the % of elements with 2+ admissible values, the largest
+  // error/bound and the production gate's failures.
+  std::string steps_shown() const;
+  std::string ambiguous_shown() const;
+  std::string max_ratio_shown() const;
+  std::string gate_shown() const;
   // Enough elements outside (16 or more), and 90% or more of them at the truth
   // rounded once: the signature of an output computed with no intermediate
   // bf16 rounding (Z, N, S's sum or the GEMM's output kept in fp32), as
