@@ -21,7 +21,11 @@ std::string html_escape(const std::string& s) {
       case '<': o += "&lt;"; break;
       case '>': o += "&gt;"; break;
       case '"': o += "&quot;"; break;
-      default: o += c;
+      case '\t': case '\n': case '\r': o += c; break;
+      default:
+        // A control character is no character of XML (an SVG) or of HTML's text: U+FFFD in its place.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) o += "\xEF\xBF\xBD";
+        else o += c;
     }
   }
   return o;

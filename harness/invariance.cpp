@@ -130,9 +130,10 @@ Result<int> run_invariance(const CheckOptions& o) {
     Dist dist;
     bool operator<(const Key& k) const { return std::tie(T, dist) < std::tie(k.T, k.dist); }
   };
-  std::map<Key, std::map<int, MatrixB>> at_max;  // (T, dist) -> tier -> output at the largest M
+  // (T, dist) -> tier -> (the largest M the tier runs at, rank 0's output there)
+  std::map<Key, std::map<int, std::pair<int, MatrixB>>> at_max;
   std::map<Key, std::unique_ptr<Inputs>> inputs_max;
-  std::vector<std::string> switch_rows, tp_rows;
+  std::vector<std::string> switch_rows, tp_rows, switch_skipped;
   bool one_m_only = false;  // a tier that runs at one selected M: its batch row compares nothing
 
   for (Dist dist : o.dists)
@@ -190,7 +191,7 @@ Result<int> run_invariance(const CheckOptions& o) {
           }
         }
         const bool det = nondeterministic == nd0;
-        at_max[{T, dist}][tier] = *last;
+        at_max[{T, dist}][tier] = {applies.back(), *last};
         Contract c = tier_def(tier).contract;
         if (o.algo) c.algo = *o.algo;
         // One M where the tier runs: nothing to compare it with, so no claim ("-", JSON null).
@@ -209,6 +210,12 @@ Result<int> run_invariance(const CheckOptions& o) {
       for (auto [lo, hi] : {std::pair{128, 129}, std::pair{256, 257}}) {
         if (!std::binary_search(Ms.begin(), Ms.end(), lo) || !std::binary_search(Ms.begin(), Ms.end(), hi)) continue;
         const int ta = select_tier(T, lo, DType::bf16), tb2 = select_tier(T, hi, DType::bf16);
+        auto selected = [&o](int k) { return std::find(o.tiers.begin(), o.tiers.end(), k) != o.tiers.end(); };
+        if (!selected(ta) || !selected(tb2)) {  // --tier left a tier of the switch out: not run behind its back
+          switch_skipped.push_back(cat("T ", T, " ", name(dist), " M ", lo, " (tier ", ta, ") -> ", hi, " (tier ", tb2,
+                                       "): not compared, --tier leaves tier ", selected(ta) ? tb2 : ta, " out"));
+          continue;
+        }
         auto a = run(ta, lo);
         auto b = run(tb2, hi);
         if (!a.ok()) return a.error();
@@ -223,17 +230,23 @@ Result<int> run_invariance(const CheckOptions& o) {
       (void)ref;
     }
 
-  // TP invariance: T against 2T on an exact split of the same partials.
+  // TP invariance: T against 2T on an exact split of the same partials, each
+  // tier at the largest M it runs at (tier 0 at most 128).
+  std::vector<std::string> tp_skipped;
   for (Dist dist : o.dists)
     for (int T : o.tp) {
       if (std::find(o.tp.begin(), o.tp.end(), 2 * T) == o.tp.end()) continue;
       const Inputs& base = *inputs_max[{T, dist}];
-      const Inputs two = split(base);
-      Reference ref(base);
-      const MatF Wf = widen<float>(two.W), gf = widen<float>(two.g);
+      Reference ref(base);  // a row's truth is of that row alone: the prefix's rows are the first rows
+      const MatF Wf = widen<float>(base.W), gf = widen<float>(base.g);
       LocalComm<EmulatedArith> comm(2 * T);
-      for (auto& [tier, y1] : at_max[{T, dist}]) {
-        if (!validate_for_tier(two.p, tier).ok()) continue;
+      for (auto& [tier, at] : at_max[{T, dist}]) {
+        const auto& [M, y1] = at;
+        const Inputs two = split(prefix(base, M));
+        if (auto v = validate_for_tier(two.p, tier); !v.ok()) {
+          tp_skipped.push_back(cat("tier ", tier, " ", name(dist), " M ", M, ": T ", 2 * T, ": ", v.error().message));
+          continue;
+        }
         Contract c = tier_def(tier).contract;
         if (o.algo) c.algo = *o.algo;
         watchdog_stage(cat("tier ", tier, " T ", 2 * T, " split: run"));
@@ -250,15 +263,17 @@ Result<int> run_invariance(const CheckOptions& o) {
   if (one_m_only) std::printf("  (batch-inv -: the tier runs at one selected M only; comparing needs two, e.g. --tokens 5,33)\n");
   std::printf("# switch: rows of the tier selected at M against the tier selected at M+1 (ULPs 0/1/2/3+)\n");
   for (const auto& r : switch_rows) std::printf("  T %s\n", r.c_str());
-  if (switch_rows.empty()) std::printf("  (needs M 128 and 129, or 256 and 257)\n");
+  for (const auto& r : switch_skipped) std::printf("  %s\n", r.c_str());
+  if (switch_rows.empty() && switch_skipped.empty()) std::printf("  (needs M 128 and 129, or 256 and 257)\n");
   std::printf("# tp: T against 2T on an exact split of the same partials (ULPs 0/1/2/3+)\n");
   for (const auto& r : tp_rows) std::printf("  %s\n", r.c_str());
-  if (tp_rows.empty()) std::printf("  (needs --tp T and 2T, e.g. 8,16)\n");
+  for (const auto& r : tp_skipped) std::printf("  %s (not compared)\n", r.c_str());
+  if (tp_rows.empty() && tp_skipped.empty()) std::printf("  (needs --tp T and 2T, e.g. 8,16)\n");
   std::printf("# Non-deterministic runs : %zu %s\n", nondeterministic, nondeterministic == 0 ? "OK" : "FAILED");
   std::printf("# wall %.1f s\n", now_seconds() - wall0);
   if (!o.json.empty()) {
     nlohmann::json j = report_head(o.command);
-    j.update({{"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}}, {"nondeterministic_runs", nondeterministic}});
+    j.update({{"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}, {"tp_not_compared", tp_skipped}}}, {"nondeterministic_runs", nondeterministic}});
     LTT_TRY(write_text_file("--json", o.json, j.dump(2) + "\n"));
   }
   return nondeterministic == 0 ? 0 : 1;

@@ -41,6 +41,7 @@
 #include "invariance.hpp"
 #include "member.hpp"
 #include "mutants.hpp"
+#include "outfile.hpp"
 #include "problem.hpp"
 #include "process.hpp"
 #include "selftest.hpp"
@@ -293,11 +294,11 @@ int run_ltt(int argc, char** argv) {
       "a table says which check caught each (admissible, ranks, rerun, unwritten, stopped: a reader that would wait "
       "forever), how many elements fell outside their admissible sets, and in how many cases the production gate "
       "would have caught it. Exit 0 when every mutant is caught.");
-  add(mut, "--tp", mo.tp, tp_list, "TP sizes T")->default_str(list_str(mo.tp));
+  add(mut, "--tp", mo.tp, tp_list, "TP sizes T, comma-separated")->default_str(list_str(mo.tp));
   add(mut, "--tier", mo.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
-  add(mut, "--tokens", mo.tokens, token_list, "token counts M")->default_str(list_str(mo.tokens));
+  add(mut, "--tokens", mo.tokens, token_list, "token counts M, comma-separated")->default_str(list_str(mo.tokens));
   add(mut, "--dims", mo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
-  add(mut, "--dist", mo.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
+  add(mut, "--dist", mo.dists, flags::dists, "realistic, exact, adversarial (comma-separated) or all")->default_str("realistic,adversarial");
   add(mut, "--seed", mo.seed, flags::u64, "input seed")->default_str("0");
   add(mut, "--algo", mo.algo, optional_algo,
       "one-shot or ring: the reduction algorithm of every case (default: each tier's declared one, one-shot); ring's sets "
@@ -332,11 +333,11 @@ int run_ltt(int argc, char** argv) {
       "hidden, latent, eps, seed, dist, algo, rmsnorm_order, tiers, ltt_version. Its name: H{H}_L{L}_T{T}_M{M}_{dist}_seed{seed}_"
       "{algo}_{rmsnorm order}[_eps{eps}, where eps is not 1e-6][_tiers{k...}, where not every tier that applies].safetensors. --dims small is H 256, L 128; k3 is H 7168, L 3584.");
   add(golden, "--out", go.out, path_value, "directory to write into")->required();
-  add(golden, "--tp", go.sel.tp, tp_list, "TP sizes T")->default_str(list_str(go.sel.tp));
+  add(golden, "--tp", go.sel.tp, tp_list, "TP sizes T, comma-separated")->default_str(list_str(go.sel.tp));
   add(golden, "--tier", go.sel.tiers, flags::tiers, "tiers: 0..4, comma-separated, or all")->default_str("all");
-  add(golden, "--tokens", go.sel.tokens, token_list, "token counts M")->default_str(list_str(go.sel.tokens));
+  add(golden, "--tokens", go.sel.tokens, token_list, "token counts M, comma-separated")->default_str(list_str(go.sel.tokens));
   add(golden, "--dims", go.sel.dims, flags::dims, "k3, small or H,L")->default_str("small");
-  add(golden, "--dist", go.sel.dists, flags::dists, "realistic, exact, adversarial or all")->default_str("realistic,adversarial");
+  add(golden, "--dist", go.sel.dists, flags::dists, "realistic, exact, adversarial (comma-separated) or all")->default_str("realistic,adversarial");
   add(golden, "--seed", go.sel.seed, flags::u64, "input seed")->default_str("0");
   add(golden, "--eps", go.sel.eps, eps_value, kEpsHelp)->default_str("1e-06");
   add(golden, "--algo", go.sel.algo, optional_algo, "reduction algorithm of the expected outputs: one-shot (default) or ring");
@@ -411,8 +412,8 @@ int run_ltt(int argc, char** argv) {
   add(bench, "--backend", bo.backend, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"cuda"}); },
       "cuda (the only timed backend)")->default_str("cuda")->type_name("NAME");
   add(bench, "--dims", bo.dims, flags::dims, "k3, small or H,L")->default_str("k3");
-  add(bench, "--tp", bo.tp, tp_list, "TP sizes T")->default_str(list_str(bo.tp));
-  add(bench, "--tokens", bo.tokens, token_list, "token counts M")->default_str(list_str(bo.tokens));
+  add(bench, "--tp", bo.tp, tp_list, "TP sizes T, comma-separated")->default_str(list_str(bo.tp));
+  add(bench, "--tokens", bo.tokens, token_list, "token counts M, comma-separated")->default_str(list_str(bo.tokens));
   add(bench, "--tier", bo.tiers, flags::tiers, "tiers timed end to end: 0..4, comma-separated, or all")->default_str("all");
   add(bench, "--reps", bo.reps, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 100000); },
       "timed runs per figure")->default_str("20");
@@ -433,7 +434,7 @@ int run_ltt(int argc, char** argv) {
       "fastest tier per M, the crossovers and the thresholds the production selection would need. The machine file "
       "(--machine) comes from ltt bench --machine-out; the default is the H200 + NVLink one (bench/machines/h200.json). "
       "No GPU needed.");
-  add(simulate, "--tp", so.tp, tp_list, "TP sizes T")->default_str("8,16,32");
+  add(simulate, "--tp", so.tp, tp_list, "TP sizes T, comma-separated")->default_str("8,16,32");
   add(simulate, "--tokens", so.tokens,
       [](const std::string& f, const std::string& s) -> ltt::Result<std::vector<int>> {
         const size_t dots = s.find("..");
@@ -467,7 +468,7 @@ int run_ltt(int argc, char** argv) {
     const bool rate = std::string(flag).find("GBps") != std::string::npos;
     add(simulate, flag, what_if_values[flag],
         [rate](const std::string& f, const std::string& s) { return rate ? flags::real(f, s, 1e-3, 1e9) : flags::real(f, s, 0, 1e9, true); },
-        rate ? "what-if: replace the machine file's figure (GB/s, 0.001 to 1e9)" : "what-if: replace the machine file's figure (us, up to 1e9)");
+        rate ? "what-if: replace the machine file's figure (GB/s, 0.001 to 1e9)" : "what-if: replace the machine file's figure (us, above 0, up to 1e9)");
   }
   add(simulate, "--collective", so.m.collective,
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ring", "tree", "one-shot"}); },
@@ -507,7 +508,10 @@ int run_ltt(int argc, char** argv) {
       if (!opt || opt->get_expected_max() == 0) continue;
       if (!seen.insert(name).second) {
         if (flags::launched_rank() != 0) return 2;
-        std::fprintf(stderr, "ltt: %s is given twice: give it once (a list is one value, comma-separated: --tp 8,16)\n", name.c_str());
+        // The list hint where the option takes a list (its help says "comma-separated").
+        const bool list = opt->get_description().find("comma-separated") != std::string::npos;
+        std::fprintf(stderr, "ltt %s: %s is given twice: give it once%s\n", sub->get_name().c_str(), name.c_str(),
+                     list ? ltt::cat(" (a list is one value, comma-separated: ", name, " a,b)").c_str() : "");
         return 2;
       }
     }
@@ -516,8 +520,11 @@ int run_ltt(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (flags::launched_rank() != 0) return e.get_exit_code() == 0 ? 0 : 2;  // under mpirun, process 0 says it
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? 0 : 2;               // --help, --version
+    // CLI11's own words, with whose they are and where the options are listed.
+    const std::string who = sub ? "ltt " + sub->get_name() : std::string("ltt");
+    std::fprintf(stderr, "%s: %s\nRun '%s --help' for its options.\n", who.c_str(), e.what(), who.c_str());
+    return 2;
   }
 
   std::string command;
@@ -599,6 +606,8 @@ int run_ltt(int argc, char** argv) {
         // The first file fits the machine; the others (other T) add their shard GEMMs.
         std::optional<ltt::Machine> m;
         for (const std::string& file : fit_files) {
+          if (auto s = ltt::regular_file_to_read(file, true); !s.ok())
+            return fail(LTT_USAGE("--fit ", s.error().message, " (ltt bench --json)"));
           std::ifstream f(file);
           if (!f) return fail(LTT_USAGE("--fit ", file, ": cannot read it: ", std::strerror(errno)));
           nlohmann::json b;
@@ -632,6 +641,9 @@ int run_ltt(int argc, char** argv) {
       }
       for (const auto& [flag, field] : what_if)
         if (simulate->count(flag)) *field = what_if_values[flag];
+      for (const char* f : {"--link-GBps", "--link-us", "--nccl-us", "--net-GBps", "--net-us", "--gpus-per-node", "--collective"})
+        if (simulate->count(f)) so.link_what_ifs.push_back(f);
+      so.copy_what_if = simulate->count("--copy-GBps") > 0;
       if (simulate->count("--gpus-per-node")) so.m.gpus_per_node = gpus_per_node;
       if (auto s = ltt::check_machine(so.m, so.machine.empty() ? std::string("the built-in machine with the what-if flags")
                                                                 : ltt::cat(so.machine, " with the what-if flags"));
@@ -642,9 +654,13 @@ int run_ltt(int argc, char** argv) {
           if (simulate->count(f))
             return fail(LTT_USAGE("--check compares with the bench file's own T, M, dims and ranks (fake or one process per GPU): "
                                   "it does not take ", f));
-      for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}})
-        if (!p.empty())
-          if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
+      for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}}) {
+        if (p.empty()) continue;
+        if (!so.machine.empty())
+          if (auto s = flags::not_an_input(f, p, {so.machine}); !s.ok()) return fail(s.error());
+        if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
+      }
+      if (auto s = flags::distinct_outputs({{"--json", so.json}, {"--svg", so.svg}}); !s.ok()) return fail(s.error());
       auto r = ltt::run_simulate(so);
       return r.ok() ? *r : fail(r.error());
     }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "html.hpp"
@@ -149,6 +150,17 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
     if (!j.is_object())
       return LTT_USAGE(path, ": not a machine file: the top level is a JSON ", j.type_name(),
                        ", not an object (ltt bench --machine-out and ltt simulate --fit write one)");
+    // A key the model does not read is a typo or another tool's file: refused,
+    // naming it, rather than the default it leaves in place used in silence.
+    static const std::set<std::string> known = {
+        "name",          "source",    "copy_GBps", "launch_us",     "elem_eff", "elem2d_eff",    "gemm_warm_eff",
+        "gemm_floor_us", "gemm_mem_eff", "gemm_TFLOPs", "link_GBps", "link_us", "nccl_us",       "net_GBps",
+        "net_us",        "gpus_per_node", "gemm_shard_us", "gemm_shard_L"};
+    for (const auto& [key, value] : j.items())
+      if (!known.count(key))
+        return LTT_USAGE(path, ": the machine file has the key '", key, "', which no machine figure bears (they are ",
+                         join(std::vector<std::string>(known.begin(), known.end()), ", "),
+                         "): correct its name or remove it; the collective is the flag --collective");
     Machine m;
     m.name = j.value("name", path);
     m.source = j.value("source", "");
@@ -225,8 +237,7 @@ Status check_machine(const Machine& m, const std::string& what) {
 }
 
 Result<Machine> load_machine(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return LTT_USAGE("--machine ", path, ": is a directory (give a machine file)");
+  if (auto s = regular_file_to_read(path, true); !s.ok()) return LTT_USAGE("--machine ", s.error().message, " (a machine file)");
   std::ifstream f(path);
   if (!f) return LTT_USAGE("--machine ", path, ": cannot read it: ", std::strerror(errno));
   std::stringstream text;
@@ -516,6 +527,7 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
 // process per GPU, its tierK rows (real ranks) over the transports the model
 // has (tier 0 over peer memory, tiers 1-4 over NCCL).
 Result<int> check_against(const Machine& m, const SimulateOptions& o) {
+  if (auto s = regular_file_to_read(o.check, true); !s.ok()) return LTT_USAGE("--check ", s.error().message, " (ltt bench --json)");
   std::ifstream f(o.check);
   if (!f) return LTT_USAGE("--check ", o.check, ": cannot read it: ", std::strerror(errno));
   nlohmann::json b;
@@ -555,8 +567,22 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
   }
   if (meas.empty())
     return LTT_USAGE("--check ", o.check, ": no tierK-all rows (fake ranks) and no tierK rows of one process per GPU to compare with");
-  std::printf("# predicted latency against ltt bench's measurement, %s: fake ranks (all T on one GPU; tierK-all rows)%s\n",
-              o.check.c_str(), processes > 0 && own_gpus ? " and real ranks (one process per GPU; tierK rows)" : "");
+  {
+    std::vector<int> real_T;
+    for (const auto& [key, tiers] : meas)
+      if (!key.fake) real_T.push_back(key.T);
+    for (const std::string& flag : o.link_what_ifs)
+      if (auto why = what_if_unused(flag, m, real_T); !why.empty())
+        return LTT_USAGE("--check ", o.check, (real_T.empty() ? " has fake-rank rows alone" : ""), ": ", why,
+                         ": it would change no figure compared, so it is refused, not ignored");
+  }
+  const bool has_fake = std::any_of(meas.begin(), meas.end(), [](const auto& kv) { return kv.first.fake; }),
+             has_real = std::any_of(meas.begin(), meas.end(), [](const auto& kv) { return !kv.first.fake; });
+  std::printf("# predicted latency against ltt bench's measurement, %s: %s%s%s\n", o.check.c_str(),
+              has_fake ? "fake ranks (all T on one GPU; tierK-all rows)" : "", has_fake && has_real ? " and " : "",
+              has_real ? "real ranks (one process per GPU; tierK rows)" : "");
+  std::printf("# machine: %s%s\n", o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str(),
+              o.link_what_ifs.empty() && !o.copy_what_if ? "" : ", with the what-if flags");
   if (!b.contains("dims")) std::printf("# the file gives no dims (an ltt bench before they were written): k3, H 7168 L 3584\n");
   if (other)
     std::printf("# %zu tierK rows left out: ranks sharing a GPU or a process, or a transport the model has not (tier 0 is modelled "
@@ -604,9 +630,30 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
 
 }  // namespace
 
+std::string what_if_unused(const std::string& flag, const Machine& m, const std::vector<int>& real_T) {
+  // Which fields the model reads (predict_us, nccl, peer): fake ranks' collectives
+  // are kernels on one GPU; NCCL's latency is the ring's alone; the network
+  // joins only where T spans nodes.
+  if (real_T.empty())
+    return cat(flag, " is a figure between GPUs, and fake ranks (all T on one GPU) use none: their collectives are kernels on that GPU");
+  if (std::all_of(real_T.begin(), real_T.end(), [](int T) { return T == 1; }))
+    return cat(flag, " is a figure between GPUs, and at T 1 the one rank exchanges nothing");
+  if (flag == "--nccl-us" && m.collective != "ring")
+    return cat("--nccl-us is the latency of NCCL's ring, and tiers 1-4 here reduce by ", m.collective,
+               ", whose latency is --link-us's: give --link-us, or --collective ring");
+  const bool spans = std::any_of(real_T.begin(), real_T.end(), [&m](int T) { return T > m.gpus_per_node; });
+  if ((flag == "--net-GBps" || flag == "--net-us") && !spans)
+    return cat(flag, " is the network's, which joins only ranks on several nodes, and no T here exceeds ", m.gpus_per_node,
+               " GPUs per node: give a larger --tp or a smaller --gpus-per-node");
+  return {};
+}
+
 Result<int> run_simulate(const SimulateOptions& o) {
   const Machine& m = o.m;
   if (!o.check.empty()) return check_against(m, o);
+  for (const std::string& f : o.link_what_ifs)
+    if (auto why = what_if_unused(f, m, o.fake ? std::vector<int>{} : o.tp); !why.empty())
+      return LTT_USAGE(why, ": it would change no figure of this run, so it is refused, not ignored");
   std::vector<int> Ms = o.tokens.empty() ? default_tokens() : o.tokens;
   std::sort(Ms.begin(), Ms.end());
   for (int T : o.tp) LTT_TRY(validate(make_problem(o.dims, T, 1, Dist::realistic, 0, 1e-6)));
@@ -668,7 +715,11 @@ Result<int> run_simulate(const SimulateOptions& o) {
     for (const Change& c : pc) segment(c.from, c.M - 1);
     segment(pc.empty() ? fastest(m, o.dims, T, 1, o.fake, production) : pc.back().to, scan_end);
     std::printf("# crossovers (fastest of all five, M %d to %d): %s\n", Ms.front(), Ms.back(), cs.empty() ? "none" : cs.c_str());
-    const std::string t0s = tier0_max == 0 ? std::string("tier 0 never (never the fastest of tiers 0-2)") : cat("tier 0 up to M ", tier0_max);
+    const bool t0_applies = !std::isnan(predict_us(m, 0, o.dims, T, 1, o.fake));
+    const std::string t0s = tier0_max != 0 ? cat("tier 0 up to M ", tier0_max)
+                            : t0_applies   ? std::string("tier 0 never (never the fastest of tiers 0-2)")
+                                           : cat("tier 0 never (it does not apply at T ", T,
+                                                 T < 2 ? ": one rank" : cat(": its ranks span ", m.gpus_per_node, "-GPU nodes"), ")");
     const std::string t1s = tier1_max == 0 ? std::string("tier 1 never")
                             : tier1_max == scan_end ? cat("tier 1 beyond the largest M simulated (", scan_end, ")")
                                                     : cat("tier 1 (the shared-stream threshold) up to M ", tier1_max);
@@ -676,17 +727,26 @@ Result<int> run_simulate(const SimulateOptions& o) {
     jt.push_back({{"tp", T}, {"rows", rows}, {"crossovers", cross},
                   {"thresholds", {{"tier0_max_tokens", tier0_max}, {"shared_stream_tokens", tier1_max}}}});
   }
-  if (!o.json.empty()) {
-    LTT_TRY(write_text_file("--json", o.json,
-                            nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name},
-                                           {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}}
-                                    .dump(2) +
-                                "\n"));
-  }
-  if (!o.svg.empty()) {
-    LTT_TRY(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));
-  }
-  return 0;
+  // A report that cannot be written costs that report alone: the other is
+  // still written, and each one lost is named.
+  Status written;
+  auto keep = [&written](Status s) {
+    if (s.ok()) return;
+    if (written.ok()) written = s;
+    else {
+      Error e = written.error();
+      e.message += cat("; and ", s.error().message);
+      written = e;
+    }
+  };
+  if (!o.json.empty())
+    keep(write_text_file("--json", o.json,
+                         nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name},
+                                        {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}}
+                                 .dump(2) +
+                             "\n"));
+  if (!o.svg.empty()) keep(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));
+  return exit_after_reports(false, written);
 }
 
 }  // namespace ltt

@@ -93,7 +93,17 @@ struct SimulateOptions {
   std::string check;        // an ltt bench JSON: predicted times against it (fake ranks, or one process per GPU)
   std::string json, svg;
   std::string command;
+  // The link and network what-ifs given (--link-GBps, --link-us, --nccl-us,
+  // --net-GBps, --net-us, --gpus-per-node, --collective): one that no
+  // prediction of the run uses is refused, not ignored.
+  std::vector<std::string> link_what_ifs;
+  bool copy_what_if = false;  // --copy-GBps given
 };
+
+// Why a link or network what-if `flag` changes no prediction of ranks that are
+// all fake (`real_T` empty: one GPU, no link) or one per GPU at these T; empty
+// when it does change some.
+std::string what_if_unused(const std::string& flag, const Machine& m, const std::vector<int>& real_T);
 
 Result<int> run_simulate(const SimulateOptions& o);
 

@@ -147,7 +147,11 @@ elif cls == "lists":
     refused(["selftest", "--tokens", "1,,2"], "--tokens '1,,2': item 2 is empty")
     refused(["selftest", "--tokens", "1,"], "--tokens '1,': item 2 is empty")
     refused(["selftest", "--tokens", ""], "--tokens is empty")
-    refused(["selftest", "--tokens", "1", "--tokens", "2"], "--tokens is given twice: give it once")
+    refused(["selftest", "--tokens", "1", "--tokens", "2"], "ltt selftest: --tokens is given twice: give it once (a list is one value")
+    # An option that takes no list is not told about lists.
+    refused(["simulate", "--collective", "ring", "--collective", "tree"], "ltt simulate: --collective is given twice: give it once\n")
+    # CLI11's own refusals name the command and where its options are listed.
+    refused(["selftest", "--tp", "8", "extra"], "ltt selftest: The following argument was not expected: extra\nRun 'ltt selftest --help'")
     refused(["selftest", "--tokens", "5,5"], "--tokens '5,5': 5 is given twice")
     refused(["selftest", "--dist", "exact,realistic,exact"], "--dist 'exact,realistic,exact': exact is given twice")
     refused(["selftest", "--dist", "all,realistic"], "'all' stands alone")
@@ -543,6 +547,17 @@ elif cls == "robust":
     b = json.load(open("i15.json"))["invariance"]["batch"] if os.path.exists("i15.json") else []
     expect(r.returncode == 0 and len(b) == 1 and b[0]["batch_invariant"] is None and b[0]["rows_compared"] == 0
            and "comparing needs two" in r.stdout, f"--invariance at one M: no batch claim ({b})", r)
+    # T against 2T compares each tier at the largest M it runs at: tier 0 at M 128 when M 129 is asked
+    # too (it was dropped, with "needs --tp T and 2T" although 8,16 was given); a selection switch
+    # whose tier --tier leaves out is named, not run.
+    r = run([ltt, "check", "--invariance", *SMALL, "--tp", "8,16", "--tier", "0", "--tokens", "5,128,129",
+             "--dist", "realistic", "--json", "i0.json"])
+    inv = json.load(open("i0.json"))["invariance"] if os.path.exists("i0.json") else {}
+    expect(r.returncode == 0 and [(x["tier"], x["tokens"], x["tp"]) for x in inv.get("tp", [])] == [(0, 128, [8, 16])]
+           and "tier 0 realistic M 128: T 8 vs 16: " in r.stdout and "needs --tp" not in r.stdout
+           and inv.get("selection_switch") == [] and inv.get("tp_not_compared") == []
+           and "M 128 (tier 0) -> 129 (tier 1): not compared, --tier leaves tier 1 out" in r.stdout,
+           f"--invariance --tier 0 with M 129: T 8 vs 16 at M 128 ({inv})", r)
     # A case whose inputs were edited: the edited tensor is named.
     t = dict(t10)
     d, sh, raw = t["routed.rank0"]

@@ -68,7 +68,10 @@ expect(a.returncode == 0 and strip(a.stdout) == strip(b.stdout), "the built-in m
 
 # What-if: a slower link never speeds a tier up and slows the collective-bound ones.
 def at(args, T, M):
+    if os.path.exists("w.json"):
+        os.remove("w.json")
     r = run("--tp", str(T), "--tokens", str(M), "--json", "w.json", *args)
+    expect(r.returncode == 0, f"simulate {args} at T {T}, M {M}", r)
     x = json.load(open("w.json"))["tp"][0]["rows"][0]
     return [x[f"tier{k}_us"] for k in range(5)]
 base, slow = at([], 8, 2048), at(["--link-GBps", "50"], 8, 2048)
@@ -84,6 +87,21 @@ expect(far[1] > at([], 16, 2048)[1], "a slower network slows T 16 across two nod
 ring, one = at([], 8, 8192), at(["--collective", "one-shot"], 8, 8192)
 t8, t16 = at(["--collective", "tree"], 8, 1), at(["--collective", "tree", "--gpus-per-node", "16"], 16, 1)
 expect(one[2] > ring[2] and t16[2] > t8[2], f"collectives: ring {ring[2]}, one-shot {one[2]}; tree at M 1: T 8 {t8[2]}, T 16 {t16[2]}")
+
+# Reports: two flags naming one file, or a report over the machine file read,
+# are refused before any work; a report that cannot be written costs that one
+# alone, and the other is still written.
+r = run("--tp", "8", "--tokens", "1,5", "--json", "same.out", "--svg", "./same.out")
+expect(r.returncode == 2 and "same file" in r.stderr and not os.path.exists("same.out"), "--json and --svg naming one file", r)
+shutil.copy(machine, "mine.json")
+for f in ("--json", "--svg"):
+    r = run("--tp", "8", "--tokens", "1", "--machine", "mine.json", f, "mine.json")
+    expect(r.returncode == 2 and "mine.json" in r.stderr and json.load(open("mine.json")) == json.load(open(machine)),
+           f"{f} over the --machine file read", r)
+if os.path.exists("/dev/full"):
+    r = run("--tp", "8", "--tokens", "1,5", "--json", "/dev/full", "--svg", "kept.svg")
+    expect(r.returncode == 2 and "/dev/full" in r.stderr and os.path.exists("kept.svg")
+           and ET.parse("kept.svg").getroot().tag.endswith("svg"), "--json lost to a full disk, --svg still written", r)
 
 # Bad machine files.
 open("bad.json", "w").write('{"name": "x"}')
@@ -107,6 +125,8 @@ def machine_with(path, **kv):
     m.update(kv)
     json.dump(m, open(path, "w"))
     return path
+r = run("--machine", machine_with("typo.json", gpus_per_nodes=4))
+expect(r.returncode == 2 and "the key 'gpus_per_nodes'" in r.stderr, "a machine file with a misspelt key", r)
 for key, val, needle in (("link_GBps", 3e-308, "'link_GBps' is 3e-308: a rate must lie in"),
                          ("gemm_TFLOPs", 3e-308, "'gemm_TFLOPs' is 3e-308"),
                          ("gpus_per_node", 2.5, "'gpus_per_node' must be a whole number"),
@@ -167,9 +187,23 @@ expect(r.returncode == 0 and [(c["from"], c["to"]) for c in cross][:3] == [(0, 3
 # The production thresholds do not depend on which M were listed.
 thr = lambda *a: [l for l in run("--tp", "8", *a).stdout.splitlines() if "production selection" in l]
 expect(thr("--tokens", "1,5") == thr(), f"thresholds of --tokens 1,5: {thr('--tokens', '1,5')} against {thr()}")
-# One rank exchanges nothing: at T 1 no collective's latency is paid.
-real1, slow1 = at([], 1, 1), at(["--nccl-us", "1000"], 1, 1)
-expect(real1[1:] == slow1[1:], f"T 1: an NCCL latency of 1000 us changes nothing: {real1} against {slow1}")
+# One rank exchanges nothing: at T 1 no collective's latency is paid, and a
+# what-if between GPUs is refused there, as under --fake, or one no prediction
+# reads (NCCL's latency under a tree, the network on one node): a flag that
+# would do nothing is refused, not ignored.
+base1 = at([], 1, 1)
+expect(base1[1] is not None and base1[0] is None, f"T 1: tiers 1-4 predicted, tier 0 not: {base1}")
+for args, needle in ((["--tp", "1", "--nccl-us", "1000"], "at T 1 the one rank exchanges nothing"),
+                     (["--tp", "8", "--fake", "--link-GBps", "1"], "fake ranks (all T on one GPU) use none"),
+                     (["--tp", "8", "--fake", "--collective", "tree"], "--collective is a figure between GPUs"),
+                     (["--tp", "8,16", "--collective", "tree", "--nccl-us", "500"], "--nccl-us is the latency of NCCL's ring"),
+                     (["--tp", "8", "--net-us", "1000"], "no T here exceeds 8 GPUs per node"),
+                     (["--tp", "16", "--gpus-per-node", "16", "--net-GBps", "1"], "no T here exceeds 16 GPUs per node"),
+                     (["--check", bench8, "--link-GBps", "1"], "has fake-rank rows alone")):
+    r = run(*args, *([] if "--check" in args else ["--json", "nothing.json"]))
+    expect(r.returncode == 2 and needle in r.stderr and "refused, not ignored" in r.stderr and not os.path.exists("nothing.json"),
+           f"a what-if that changes nothing: {args}", r)
+expect(at(["--net-us", "1000"], 16, 1)[1] > at([], 16, 1)[1], "the network's latency slows T 16 over two nodes")
 # The measured shard GEMMs are of one L: at another L the model, not the table, predicts (a weight
 # 100 times larger takes far longer); past the table's largest M (8192) the time still grows.
 wide = run("--fake", "--tp", "8", "--tokens", "1", "--dims", "7168,358400", "--json", "wl.json")
