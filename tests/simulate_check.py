@@ -125,6 +125,12 @@ def machine_with(path, **kv):
     m.update(kv)
     json.dump(m, open(path, "w"))
     return path
+r = run("--tp", "8", "--tokens", "1,5", "--machine", machine_with("ctl.json", name="h200\u0001<&>"), "--svg", "ctl.svg")
+try:
+    ctl_ok = ET.parse("ctl.svg").getroot().tag.endswith("svg") and "h200\ufffd&lt;&amp;&gt;" in open("ctl.svg", encoding="utf-8").read()
+except (ET.ParseError, OSError):
+    ctl_ok = False
+expect(r.returncode == 0 and ctl_ok, "a machine name with a control character: the SVG is still XML", r)
 r = run("--machine", machine_with("typo.json", gpus_per_nodes=4))
 expect(r.returncode == 2 and "the key 'gpus_per_nodes'" in r.stderr, "a machine file with a misspelt key", r)
 for key, val, needle in (("link_GBps", 3e-308, "'link_GBps' is 3e-308: a rate must lie in"),
