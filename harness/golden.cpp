@@ -370,6 +370,32 @@ class DirLock {
   int fd_ = -1;
 };
 
+namespace {
+
+// Under the set's exclusive lock no other golden is writing into it, so a
+// temporary found there (".NAME.safetensors.tmp.PID", "manifest.json.tmp.PID")
+// was left by a run killed before it could remove it: removed, and said.
+void remove_stale_temporaries(const std::string& dir) {
+  auto digits = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    const size_t t = n.rfind(".tmp.");
+    if (t == std::string::npos || !digits(n.substr(t + 5)) || !it->is_regular_file(ec)) continue;
+    const std::string stem = n.substr(0, t);
+    const bool case_tmp = stem.size() > 13 && stem[0] == '.' && stem.compare(stem.size() - 12, 12, ".safetensors") == 0;
+    if (!case_tmp && stem != "manifest.json") continue;
+    std::error_code rec;
+    if (fs::remove(it->path(), rec)) removed.push_back(n);
+  }
+  if (!removed.empty())
+    std::fprintf(stderr, "ltt golden: removed %zu temporary file(s) that a killed run left in %s: %s\n", removed.size(), dir.c_str(),
+                 join(removed).c_str());
+}
+
+}  // namespace
+
 Result<int> run_golden(const GoldenOptions& o) {
   const double t0 = now_seconds();
   std::error_code ec;
@@ -421,6 +447,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   manifest = read_manifest(mpath, false);
   if (!manifest.ok()) return manifest.error();
   for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
+  remove_stale_temporaries(o.out);
   std::printf("# ltt golden: %zu input set(s) into %s%s\n", sets.size(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
   Table tab({{"file", "", 62}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
   tab.header();

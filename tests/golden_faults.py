@@ -323,4 +323,17 @@ with open("/dev/full", "w") as full:
 assert r.returncode == 2 and "cannot write standard output" in r.stderr, r.stderr
 print("e. a hash-only set's file checked; a renamed file drift; malformed and incomplete entries, a FIFO, a full stdout: exit 2")
 passed += 1
+# A run killed by SIGKILL removes nothing: its temporaries are found by the next golden into the
+# set (under the set's lock, no other run writes there), removed and said; other files are kept.
+k = os.path.join(work, "k")
+golden(k)
+left = [".x.safetensors.tmp.4194000", "manifest.json.tmp.77"]
+keep = ["notes.tmp.5", ".x.safetensors.tmp.a", "data.safetensors.tmp.12"]
+for f in left + keep:
+    open(os.path.join(k, f), "w").write("left")
+r = run("golden", "--out", k, "--dims", "small", "--tp", "8", "--tokens", "33", "--dist", "realistic")
+assert r.returncode == 0 and "removed 2 temporary file(s) that a killed run left" in r.stderr, r.stdout + r.stderr
+assert not any(os.path.exists(os.path.join(k, f)) for f in left) and all(os.path.exists(os.path.join(k, f)) for f in keep), os.listdir(k)
+print("f. a SIGKILLed run's temporaries removed by the next golden into the set, and said; other files kept")
+passed += 1
 print(f"{passed} passed, 0 failed")
