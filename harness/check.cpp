@@ -607,7 +607,6 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     report.note(cat("--mutant ", d->name, " was planted and every case passed: it changed no output of these cases (it shows only on ",
                     d->needs ? d->needs : "other data", "), or the checks missed it; ltt mutants --only ", d->name,
                     " with the same selection tells which (it compares the outputs with the clean run's)"));
-    std::printf("# %s\n", report.notes().back().c_str());
   }
   if (root && !o.quiet) return exit_after_reports(failed > 0, report.finish(now_seconds() - wall0));
   return failed == 0 ? 0 : 1;

@@ -2,6 +2,7 @@
 // inline script from the data embedded beside each canvas.
 #include "html.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -122,18 +123,22 @@ Status write_html(const std::string& path, const std::string& title, const std::
   h += "<p class='legend'>The verdict: every element inside its admissible set (the bf16 values some correct member of the "
        "tier's family can produce), every rank equal, a rerun equal, nothing unwritten, not all zero. Heatmaps below for "
        "each failing case.</p>\n";
-  h += "<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"
-       "<th>steps</th><th>max err/bound</th><th>ULP 0/1/2/3+</th><th>ranks</th><th>rerun</th><th>verdict</th></tr>\n";
+  // The table's columns, and the outputs given where verify says which (a directory's case file).
+  const bool outputs = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
+  h += cat("<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"
+           "<th>steps</th><th>ambiguous %</th><th>max err/bound</th><th>ULP 0/1/2/3+</th><th>ranks</th><th>rerun</th><th>gate fails</th>"
+           "<th>verdict</th>",
+           outputs ? "<th>outputs</th>" : "", "</tr>\n");
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const std::string checks = join(r.failed_checks());
-    const bool stopped = !r.stopped.empty();
     h += cat("<tr class='", r.ok ? "pass" : "FAIL", "'><td>", r.heat.rows || !r.ok ? cat("<a href='#case-", i, "'>", i, "</a>") : std::to_string(i),
              "</td><td>", r.tier, "</td><td>", r.p.T, "</td><td>", r.p.M, "</td><td>", name(r.p.dist), "</td><td>",
-             name(r.contract.algo), "</td><td>", r.outside, "</td><td>",
-             r.steps_shown(), "</td><td>", r.max_ratio_shown(), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/",
-             r.ulp_hist[3], "</td><td>", stopped ? std::string("-") : r.bad_rank < 0 ? std::string("same") : cat("rank ", r.bad_rank), "</td><td>",
-             stopped || !r.reran ? "-" : r.deterministic ? "same" : "DIFF", "</td><td>", r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td></tr>\n");
+             name(r.contract.algo), "</td><td>", r.outside, "</td><td>", r.steps_shown(), "</td><td>", r.ambiguous_shown(), "</td><td>",
+             r.max_ratio_shown(), "</td><td>", r.ulp_hist[0], "/", r.ulp_hist[1], "/", r.ulp_hist[2], "/", r.ulp_hist[3], "</td><td>",
+             r.ranks_shown(), "</td><td>", r.rerun_shown(), "</td><td>", r.gate_shown(), "</td><td>",
+             r.ok ? std::string("pass") : "FAIL (" + esc(checks) + ")", "</td>",
+             outputs ? cat("<td>", esc(r.outputs_note), "</td>") : std::string(), "</tr>\n");
   }
   h += "</table>\n";
   for (size_t i = 0; i < results.size(); ++i) {
@@ -148,7 +153,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
     if (!r.ok) {
       h += cat(r.stopped.empty() ? std::string() : cat("<p>stopped, no output to judge: ", esc(r.stopped), "</p>\n"),
                "<p>failed checks: <b>", esc(join(r.failed_checks())), "</b>; ", counted(r.outside, "element"), " outside their admissible sets",
-               r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank 0") : std::string(), "</p>\n",
+               r.bad_rank >= 0 ? cat("; rank ", r.bad_rank, " differs from rank ", r.base_rank) : std::string(), "</p>\n",
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                r.product_rounded_first() ? cat("<p>", esc(r.product_rounded_note()), ".</p>\n") : std::string(),
                r.rows_moved ? cat("<p>", esc(r.rows_moved_note()), ".</p>\n") : std::string(),
@@ -169,10 +174,11 @@ Status write_html(const std::string& path, const std::string& title, const std::
       continue;
     }
     h += cat("<script type='application/json' id='map-", i, "'>", d.dump(), "</script>\n<div class='maps'>");
-    const char* kinds[3][2] = {{"steps", "bf16 steps outside the admissible set"}, {"err_bound", "|y - truth| / rigorous bound"},
-                               {"rank", "where the differing rank's output differs from rank 0's"}};
+    const std::string rank_label = cat("where rank ", r.bad_rank, "'s output differs from rank ", r.base_rank, "'s");
+    const std::string kinds[3][2] = {{"steps", "bf16 steps outside the admissible set"}, {"err_bound", "|y - truth| / rigorous bound"},
+                                     {"rank", rank_label}};
     for (const auto& k : kinds) {
-      if (std::string(k[0]) == "rank" && ht.rank_diff.empty()) continue;
+      if (k[0] == "rank" && ht.rank_diff.empty()) continue;
       h += cat("<div class='map'>", k[1], " (", ht.rows, " x ", ht.cols, " cells over ", ht.M, " tokens x ", ht.H,
                " hidden columns; dashed: shard edges every ", ht.shard, ")<br><canvas id='", k[0], "-", i, "' data-map='map-", i,
                "' data-kind='", k[0], "'></canvas></div>");

@@ -42,6 +42,10 @@ std::string CaseResult::max_ratio_shown() const { return !stopped.empty() ? "-" 
 
 std::string CaseResult::gate_shown() const { return !stopped.empty() ? "-" : std::to_string(gate_fail); }
 
+std::string CaseResult::ranks_shown() const { return !stopped.empty() ? "-" : bad_rank < 0 ? "same" : cat("rank ", bad_rank); }
+
+std::string CaseResult::rerun_shown() const { return !stopped.empty() || !reran ? "-" : deterministic ? "same" : "DIFF"; }
+
 bool CaseResult::missing_rounding_points() const {
   return outside >= 16 && outside_at_rounded_truth * 10 >= outside * 9;
 }
@@ -187,7 +191,13 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
       const int i = static_cast<int>(e / H), j = static_cast<int>(e % H);
       const size_t c = static_cast<size_t>(static_cast<long>(i) * h.rows / h.M) * h.cols + static_cast<size_t>(static_cast<long>(j) * h.cols / h.H);
       const double a = y.data()[e], t = truth.Y.data()[e], b = bound.data()[e];
-      const double eb = std::isfinite(a) && std::isfinite(t) ? (b > 0 ? std::fabs(a - t) / b : (a == t ? 0.0 : 1e9)) : (std::isnan(a) == std::isnan(t) && (a == t || std::isnan(a)) ? 0.0 : 1e9);
+      // As compare_to_truth judges it: where the truth rounds to no finite bf16
+      // (a finite truth past bf16's range overflows to Inf) or the output is not
+      // finite, the classes are compared, not the distance.
+      const double x = expected_value(t, Mode::emulated);
+      const double eb = std::isfinite(a) && std::isfinite(x)
+                            ? (b > 0 ? std::fabs(a - t) / b : (a == t ? 0.0 : 1e9))
+                            : ((std::isnan(a) && std::isnan(x)) || a == x ? 0.0 : 1e9);
       const double st = steps_outside(adm.lo.data()[e], adm.hi.data()[e], a);
       h.err_bound[c] = std::max(h.err_bound[c], static_cast<float>(std::min(eb, 1e9)));
       h.steps[c] = std::max(h.steps[c], static_cast<float>(std::isinf(st) ? 1e9 : st));
@@ -293,6 +303,7 @@ void Report::header() {
                   : "");
   table_.header();
   for (const auto& n : notes_) std::printf("# %s\n", n.c_str());
+  header_shown_ = true;
 }
 
 void Report::add(const CaseResult& r) {
@@ -301,7 +312,7 @@ void Report::add(const CaseResult& r) {
   table_.row({std::to_string(r.tier), std::to_string(r.p.T), std::to_string(r.p.M), name(r.p.dist), name(r.contract.algo),
               std::to_string(r.outside), r.steps_shown(), r.ambiguous_shown(), r.max_ratio_shown(),
               std::to_string(h[0]), std::to_string(h[1]), std::to_string(h[2]), std::to_string(h[3]),
-              stopped ? "-" : r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), stopped || !r.reran ? "-" : r.deterministic ? "same" : "DIFF",
+              stopped ? "-" : r.bad_rank < 0 ? "same" : cat("r", r.bad_rank), r.rerun_shown(),  // "rN": the column is narrow
               r.gate_shown(), fmt("%.2f", r.seconds), r.ok ? "ok" : "FAIL"});
   if (!r.ok) {
     std::string why;
@@ -310,7 +321,7 @@ void Report::add(const CaseResult& r) {
                               std::isinf(r.steps_max) ? std::string("a NaN/Inf class mismatch") : fmt("%.0f bf16 steps", r.steps_max), ");");
     if (r.all_zero) why += " all zero;";
     if (r.bad_rank >= 0)
-      why += cat(" rank ", r.bad_rank, " differs from rank 0",
+      why += cat(" rank ", r.bad_rank, " differs from rank ", r.base_rank,
                  r.bad_rank_elem >= 0 ? cat(" first at element [", r.bad_rank_elem / r.p.H, ", ", r.bad_rank_elem % r.p.H, "]")
                                       : std::string(), ";");
     if (!r.deterministic) why += " a second run gave other bits;";
@@ -457,6 +468,10 @@ Status Report::finish(double wall_seconds) {
                                             {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
                             {"ranks_agree", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.bad_rank < 0)},
                             {"first_differing_rank", r.bad_rank},
+                            {"first_differing_element", r.bad_rank >= 0 && r.bad_rank_elem >= 0
+                                                            ? nlohmann::json::array({r.bad_rank_elem / r.p.H, r.bad_rank_elem % r.p.H})
+                                                            : nlohmann::json(nullptr)},
+                            {"compared_with_rank", r.base_rank},
                             {"deterministic", r.reran && !no_output ? nlohmann::json(r.deterministic) : nlohmann::json(nullptr)},
                             {"outputs_note", r.outputs_note},
                             {"fake_rank_run", r.fake_ranks_differ < 0 ? nlohmann::json(nullptr)
@@ -477,18 +492,27 @@ Status Report::finish(double wall_seconds) {
   if (!o_.markdown.empty()) {
     std::ostringstream f;
     f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
-      << counted(results_.size(), "case") << ", " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: `"
-      << o_.command << "`\n\n";
+      << counted(results_.size(), "case") << ", " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: "
+      // A code span that holds a backtick is fenced by two (CommonMark), with spaces inside.
+      << (o_.command.find('`') == std::string::npos ? "`" + o_.command + "`" : "`` " + o_.command + " ``") << "\n\n";
     for (const auto& n : notes_) f << n << "\n\n";
-    f << "| tier | T | M | dist | algo | outside | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |\n"
-      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    // The table's columns, and the outputs given where verify says which (a
+    // directory's case file, ranks given): a row says which case it is.
+    const bool outputs = std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
+    auto md = [](const std::string& t) {  // a cell: no '|' or line break to end it, no backtick to open code
+      std::string c;
+      for (char ch : t) c += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : ch == '`' ? std::string("'") : std::string(1, ch);
+      return c;
+    };
+    f << "| tier | T | M | dist | algo | outside | steps | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |"
+      << (outputs ? " outputs |" : "") << "\n"
+      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (outputs ? "---|" : "") << "\n";
     for (const auto& r : results_)
       f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
-        << " | " << r.outside << " | " << r.ambiguous_shown() << " | " << r.max_ratio_shown() << " | " << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/"
-        << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | "
-        << (!r.stopped.empty() ? "-" : r.bad_rank < 0 ? "same" : cat("rank ", r.bad_rank)) << " | "
-        << (!r.stopped.empty() || !r.reran ? "-" : r.deterministic ? "same" : "differs") << " | "
-        << r.gate_shown() << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |\n";
+        << " | " << r.outside << " | " << r.steps_shown() << " | " << r.ambiguous_shown() << " | " << r.max_ratio_shown() << " | "
+        << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/" << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | " << r.ranks_shown() << " | "
+        << r.rerun_shown() << " | " << r.gate_shown() << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |"
+        << (outputs ? " " + md(r.outputs_note) + " |" : "") << "\n";
     keep(write_text_file("--markdown", o_.markdown, f.str()));
   }
   if (!o_.html.empty()) keep(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));

@@ -55,7 +55,8 @@ struct CaseResult {
   size_t rows_moved = 0;
   std::map<std::string, size_t> rows_moved_kinds;
   // The other checks of the verdict.
-  int bad_rank = -1;                   // first rank whose output differs from rank 0's
+  int bad_rank = -1;                   // first rank whose output differs from base_rank's
+  int base_rank = 0;                   // the rank judged, the others compared with it (verify: the lowest given)
   long bad_rank_elem = -1;
   bool deterministic = true;
   bool reran = true;                   // false in verify: its outputs were made once, elsewhere
@@ -119,6 +120,8 @@ struct CaseResult {
   std::string ambiguous_shown() const;
   std::string max_ratio_shown() const;
   std::string gate_shown() const;
+  std::string ranks_shown() const;  // "same", "rank N" (the first differing), "-" when stopped
+  std::string rerun_shown() const;  // "same", "DIFF", "-" when stopped or not rerun (verify)
   // Enough elements outside (16 or more), and 90% or more of them at the truth
   // rounded once: the signature of an output computed with no intermediate
   // bf16 rounding (Z, N, S's sum or the GEMM's output kept in fp32), as
@@ -183,9 +186,12 @@ class Report {
   void keep(const CaseResult& r) { results_.push_back(r); }  // recorded, not printed
   // A line about the whole run (ltt verify: output files with no case),
   // printed under the table's header as "# not checked: ..." when added
-  // before header() (after it, the caller prints it), and kept in every
+  // before header(), at once when added after it, and kept in every
   // report (JSON "notes", Markdown, HTML).
-  void note(std::string line) { notes_.push_back(std::move(line)); }
+  void note(std::string line) {
+    if (header_shown_) std::printf("# %s\n", line.c_str());
+    notes_.push_back(std::move(line));
+  }
   const std::vector<std::string>& notes() const { return notes_; }
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
 
@@ -196,6 +202,7 @@ class Report {
   Table table_;
   std::vector<CaseResult> results_;
   std::vector<std::string> notes_;
+  bool header_shown_ = false;  // notes added after the header are printed as they come
 };
 
 }  // namespace ltt

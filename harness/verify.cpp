@@ -98,13 +98,15 @@ Result<Loaded> load_pair(const std::string& case_file, const std::string& out_fi
   return Loaded{std::move(*c), std::move(*outs)};
 }
 
-// The first element where two ranks' outputs differ in their bits, or -1:
-// +0 and -0 differ, and so do two NaNs of different payloads (the values
-// are the files' bf16 or fp32 widened exactly: their bits differ where the
-// files' do, but for a signalling NaN's quiet bit).
+// The first element where two ranks' outputs differ in their bits as bf16,
+// or -1: +0 and -0 differ, and so do two NaNs of different payloads. Y is
+// bf16 (the tier's last rounding point): an F32 output is compared, as it is
+// judged, rounded to bf16, so ranks whose F32 values differ below bf16's
+// precision hold the same Y; a bf16 output's widened values round back to
+// its own bits.
 long first_difference(const MatD& a, const MatD& b) {
   for (Eigen::Index e = 0; e < a.size(); ++e)
-    if (std::memcmp(a.data() + e, b.data() + e, sizeof(double)) != 0) return static_cast<long>(e);
+    if (!(to_bf16(a.data()[e]) == to_bf16(b.data()[e]))) return static_cast<long>(e);
   return -1;
 }
 
@@ -154,6 +156,12 @@ std::string edited_inputs(const Inputs& in) {
 
 Result<int> run_verify(const VerifyOptions& o) {
   const double t0 = now_seconds();
+  CheckOptions ro = o.report;
+  ro.backend = "outputs from files";
+  Report report(ro, 1, "ltt verify");
+  // Before anything can refuse the run: a run refused (exit 2) leaves "did
+  // not finish", never an earlier run's passing report.
+  LTT_TRY(report.claim());
   if (!fs::exists(o.case_path)) return LTT_USAGE("--case ", o.case_path, ": no such file or directory");
   if (!fs::exists(o.output_path)) return LTT_USAGE("--output ", o.output_path, ": no such file or directory");
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -194,10 +202,6 @@ Result<int> run_verify(const VerifyOptions& o) {
     if (!l.ok()) return l.error();
     if (pairs.size() == 1) only = std::move(*l);
   }
-  CheckOptions ro = o.report;
-  ro.backend = "outputs from files";
-  Report report(ro, 1, "ltt verify");
-  LTT_TRY(report.claim());  // a case refused part way (exit 2) leaves "did not finish", not an earlier run's report
   if (!unmatched.empty()) {
     report.note(cat("not checked: ", unmatched.size(), " output file(s) in ", o.output_path, " with no case of their name in ",
                     o.case_path, ": ", join(unmatched)));
@@ -213,6 +217,10 @@ Result<int> run_verify(const VerifyOptions& o) {
     if (!l.ok()) return l.error();
     const LoadedCase& c = l->c;
     Reference ref(c.in);
+    // The verdict is the tensors' (the sets come from the inputs, eps and
+    // order); the dist and seed shown are the metadata's labels, so inputs
+    // that those labels do not generate are said under every row.
+    const std::string unlike = edited_inputs(c.in);
     // Tiers the case file covers that the outputs leave out are said, once
     // per case: a pass covers the tiers given, not the file.
     std::vector<int> left;
@@ -256,6 +264,7 @@ Result<int> run_verify(const VerifyOptions& o) {
       res.reran = false;
       res.dump = case_file;  // the JSON's case_file, and the FAIL lines' "case file:"
       const auto& first = *ranks.begin();
+      res.base_rank = first.first;
       for (const auto& [r, yr] : ranks)
         if (res.bad_rank < 0) {
           const long e = first_difference(yr, first.second);
@@ -273,6 +282,9 @@ Result<int> run_verify(const VerifyOptions& o) {
       if (!l->outs.skipped.empty()) {
         given += cat(given.empty() ? "" : "; ", "left out by --tier ", tier, ": ", join(l->outs.skipped));
       }
+      if (!unlike.empty())
+        given += cat(given.empty() ? "" : "; ", unlike.substr(2, unlike.size() - 3),
+                     ": the dist and seed shown are the case file's labels, not its data's");
       // A directory's rows name their case: shape, seed and norm are not columns.
       if (dir_mode) given = cat("case ", fs::path(case_file).filename().string(), given.empty() ? "" : "; ", given);
       res.outputs_note = given;

@@ -491,8 +491,8 @@ elif cls == "robust":
     d, sh, b = stfile.read(os.path.join("c13", names[-1]))[0]["expected.tier1"]
     stfile.write(os.path.join("o13", names[-1]), {"output": (d, [1, sh[1]], b[:2 * sh[1]])})
     r = run([ltt, "verify", "--case", "c13", "--output", "o13", "--json", "d13.json"])
-    expect(r.returncode == 2 and "# ltt verify" not in r.stdout and names[-1] in r.stderr and not os.path.exists("d13.json"),
-           "a bad output in the last pair: exit 2 before any row", r)
+    expect(r.returncode == 2 and "# ltt verify" not in r.stdout and names[-1] in r.stderr
+           and os.path.exists("d13.json") and json.load(open("d13.json")).get("finished") is False, "a bad output in the last pair: exit 2 before any row", r)
     cdir = os.path.dirname(case)
     # 14. golden replaces only files it wrote; a manifest that lists a file twice, or the wrong size, is caught.
     os.makedirs("gx")
@@ -530,12 +530,14 @@ elif cls == "robust":
     j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
     expect(r.returncode == 2 and j.get("finished") is False and "verify" in j.get("command", ""),
            "verify refused part way: its report says it did not finish", r)
-    # A file verify cannot read is refused before the report is touched (r15.json holds a finished report again).
-    run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "r15.json"])
+    # A file verify cannot read is refused, and the earlier run's passing report is not left to be read as
+    # this run's (r15.json holds a finished report again first); so with --markdown and --html.
+    run([ltt, "verify", "--case", case, "--output", "out10.safetensors", "--json", "r15.json", "--markdown", "r15.md", "--html", "r15.html"])
     open("junk.safetensors", "wb").write(b"junk")
-    r = run([ltt, "verify", "--case", case, "--output", "junk.safetensors", "--json", "r15.json"])
+    r = run([ltt, "verify", "--case", case, "--output", "junk.safetensors", "--json", "r15.json", "--markdown", "r15.md", "--html", "r15.html"])
     j = json.load(open("r15.json")) if os.path.exists("r15.json") else {}
-    expect(r.returncode == 2 and j.get("finished") is True, "an unreadable output: refused, the earlier report kept", r)
+    expect(r.returncode == 2 and j.get("finished") is False and "did not finish" in open("r15.md").read()
+           and "did not finish" in open("r15.html").read(), "an unreadable output: refused, no earlier passing report left", r)
     # A tier asked for where it does not apply is said, not dropped unseen.
     r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5,129", "--tier", "0,1", "--dist", "realistic"])
     expect(r.returncode == 0 and "tier 0 skipped at T 8 M 129 (tier 0 needs T >= 2 and M <= 128)" in r.stderr
@@ -638,6 +640,52 @@ elif cls == "unseen":
     j = json.load(open("my r.json")) if r.returncode == 0 else {}
     expect(r.returncode == 0 and any(n.startswith("tier 0 skipped at T 8 M 129") for n in j.get("notes", []))
            and "--json 'my r.json'" in j.get("command", ""), "the skipped tier in the JSON notes; the command quoted", r)
+    # 9. verify, found by a review acting as a new user.
+    import re  # noqa: E402
+    subprocess.run([ltt, "golden", "--out", "g9", *SMALL, "--tp", "8", "--tokens", "5,33", "--dist", "adversarial", "--tier", "1,2"],
+                   check=True, stdout=subprocess.DEVNULL)
+    names9 = sorted(f for f in os.listdir("g9") if f.endswith(".safetensors"))
+    os.makedirs("o9")
+    exp9 = {f: stfile.read(os.path.join("g9", f))[0] for f in names9}
+    for f in names9:  # the last case's outputs leave tier 2 out
+        t = {"output.tier1.rank0": exp9[f]["expected.tier1"]}
+        if f != names9[-1]:
+            t["output.tier2.rank0"] = exp9[f]["expected.tier2"]
+        stfile.write(os.path.join("o9", f), t)
+    r = run([ltt, "verify", "--case", "g9", "--output", "o9", "--markdown", "v9.md", "--html", "v9.html", "--html-all"])
+    md9 = open("v9.md").read() if os.path.exists("v9.md") else ""
+    # (a) a note found after the table's header is printed too (it was only kept in the reports);
+    # (b) the Markdown says which case file each row is; (c) no hot cell on a passing case where the
+    # truth overflows bf16 and the output is that Inf (adversarial M 33 has such elements).
+    expect(r.returncode == 0 and f"{names9[-1]}: no output given for tier 2" in r.stdout
+           and md9.count("| case " + names9[0]) == 2 and md9.count("| case " + names9[-1]) == 1,
+           "verify of a directory: a later case's note printed; the Markdown names each row's case", r)
+    h9 = open("v9.html").read() if os.path.exists("v9.html") else ""
+    maps = [json.loads(m) for m in re.findall(r"<script type='application/json' id='map-\d+'>(.*?)</script>", h9, re.S)]
+    expect(len(maps) == 3 and all(max(m["err_bound"]) <= 1 for m in maps),
+           f"passing cases' |y - truth| / bound maps have nothing above 1: {[max(m['err_bound']) for m in maps]}")
+    # (d) ranks 1-7 given, rank 7 off by one step: it differs from rank 1 (the lowest given), not from rank 0.
+    e9 = exp9[names9[0]]["expected.tier1"]
+    off = bytearray(e9[2])
+    struct.pack_into("<H", off, 0, struct.unpack_from("<H", off, 0)[0] + 1)
+    stfile.write("r9.safetensors", {**{f"output.tier1.rank{k}": e9 for k in range(1, 7)}, "output.tier1.rank7": (e9[0], e9[1], bytes(off))})
+    r = run([ltt, "verify", "--case", os.path.join("g9", names9[0]), "--output", "r9.safetensors", "--tier", "1", "--json", "r9.json"])
+    c9 = json.load(open("r9.json"))["cases"][0] if os.path.exists("r9.json") else {}
+    expect(r.returncode == 1 and "rank 7 differs from rank 1 first at element [0, 0]" in r.stdout
+           and c9.get("compared_with_rank") == 1 and c9.get("first_differing_element") == [0, 0], "a differing rank against the lowest given", r)
+    # (e) F32 outputs whose values round to the same bf16: the same Y on both ranks.
+    f32 = b"".join(struct.pack("<f", struct.unpack("<f", struct.pack("<I", v << 16))[0] * (1 + 2 ** -20))
+                   for (v,) in struct.iter_unpack("<H", e9[2]))
+    wide = b"".join(struct.pack("<I", v << 16) for (v,) in struct.iter_unpack("<H", e9[2]))
+    stfile.write("f9.safetensors", {"output.tier1.rank0": ("F32", e9[1], wide), "output.tier1.rank1": ("F32", e9[1], f32)})
+    r = run([ltt, "verify", "--case", os.path.join("g9", names9[0]), "--output", "f9.safetensors", "--tier", "1"])
+    expect(r.returncode == 0, "F32 ranks equal once rounded to bf16 agree", r)
+    # (f) a case relabelled with another seed: verified by its tensors, and the label said not to be the data's.
+    t9, m9 = stfile.read(os.path.join("g9", names9[0]))
+    stfile.write("relabel.safetensors", t9, {**m9, "seed": "7"})
+    r = run([ltt, "verify", "--case", "relabel.safetensors", "--output", os.path.join("o9", names9[0]), "--tier", "1"])
+    expect(r.returncode == 0 and "inputs unlike those seed 7 adversarial generates" in r.stdout
+           and "are the case file's labels, not its data's" in r.stdout, "a relabelled case: the labels said not to be the data's", r)
 else:
     sys.exit(f"unknown class {cls}")
 

@@ -144,6 +144,63 @@ expect(len(os.listdir(tmp)) == 1, f"only the case's folder while the Case lives:
 del c
 gc.collect()
 expect(os.listdir(tmp) == [], f"the case's folder goes with the Case: {os.listdir(tmp)}")
+# Found by a review acting as a new user.
+# One rank given twice (0 and "0") kept the last in silence: a wrong output passed.
+for outs in ({0: bad, "0": y}, {0: y, 1: bad, "1": y}):
+    try:
+        ltt.verify(case, outs, tier=1)
+        fails.append(f"a rank given twice was accepted: {list(outs)}")
+    except ltt.LttError as e:
+        expect("given twice" in str(e), f"a rank given twice: {e}")
+# A differing rank is named, with its first element.
+try:
+    ltt.assert_verified(case, {0: y, 5: z}, tier=1)
+    fails.append("a differing rank passed")
+except AssertionError as e:
+    expect("rank 5's output differs from rank 0's, first at index (3, 7)" in str(e), f"the differing rank named: {e}")
+v = ltt.verify(case, {2: y, 5: z}, tier=1)
+expect(v.report.get("compared_with_rank") == 2 and "differs from rank 2's" in v.message(), f"compared with the lowest rank given: {v.message()}")
+for name in os.listdir(tmp):
+    shutil.rmtree(os.path.join(tmp, name))
+# Bad arguments and files are LttErrors, not Python's own exceptions.
+junk = os.path.join(work, "junk.safetensors")
+open(junk, "wb").write(b"not a safetensors file at all")
+cut = os.path.join(work, "cut.safetensors")
+open(cut, "wb").write(open(case.path, "rb").read()[:5000])
+outs_file = os.path.join(work, "outs.safetensors")
+ltt._core._write(outs_file, {"output": y})
+for call, needle in ((lambda: ltt.case(tiers=1.5), "tiers must be one integer"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
+                     (lambda: ltt.verify(case, y, tier=1, rank=[0, 1]), "a rank must be an integer"),
+                     (lambda: ltt.verify(case, "abc", tier=1), "not an array of numbers"),
+                     (lambda: ltt.verify(case, y + 1j, tier=1), "is complex"),
+                     (lambda: ltt.verify(case, y, tier=1, workdir=junk), "cannot use it as a folder"),
+                     (lambda: ltt.Case(outs_file), "not an ltt case file"), (lambda: ltt.Case(cut), "cut short"),
+                     (lambda: ltt.Case(junk), "not a safetensors file")):
+    try:
+        call()
+        fails.append(f"accepted: {needle}")
+    except Exception as e:
+        expect(isinstance(e, ltt.LttError) and needle in str(e), f"want an LttError naming {needle!r}: {e!r}")
+expect(ltt.case(tp=8, tokens=5, dims="small", tiers=1, workdir=os.path.join(work, "case")).tiers == [1], "tiers=1, one integer")
+# A relative workdir holds after a chdir; its reproduce runs from anywhere.
+here = os.getcwd()
+os.chdir(work)
+rc = ltt.case(tp=8, tokens=5, dims="small", tiers=[1], workdir="relcase")
+os.chdir("/")
+vr = ltt.verify(rc, bad, tier=1)
+r = subprocess.run(vr.reproduce, shell=True, capture_output=True, text=True)
+expect(os.path.isabs(rc.path) and not vr.passed and r.returncode == 1 and not os.path.exists("/relcase"),
+       f"a relative workdir after a chdir: {rc.path} {r.returncode} {r.stderr}")
+os.chdir(here)
+# Two processes making cases in one workdir at once (pytest -n): each waits for the other's hold on a set.
+shared = os.path.join(work, "shared")
+prog = ("import sys, ltt\n"
+        "for seed in range(6):\n"
+        "    ltt.case(tp=8, tokens=5, dims='small', tiers=[1], seed=seed, workdir=sys.argv[1])\n")
+env = dict(os.environ, PYTHONPATH=site)
+procs = [subprocess.Popen([sys.executable, "-c", prog, shared], env=env, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+errs = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+expect(all(rc_ == 0 for rc_, _ in errs), f"two processes sharing a workdir: {errs}")
 # A bad $LTT, and no binary at all from the installed copy: LttErrors that say where ltt looked.
 for bad_ltt, why in (("/nonexistent/ltt", "does not exist"), (work, "is not an executable file")):
     os.environ["LTT"] = bad_ltt

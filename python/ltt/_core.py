@@ -8,6 +8,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 import weakref
 
 import numpy as np
@@ -62,14 +63,29 @@ _DTYPES = {"BF16": 2, "F32": 4, "F64": 8}
 
 
 def _read(path):
-    raw = open(path, "rb").read()
-    (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    """A safetensors file's tensors and metadata; a file that is not one is an LttError naming why."""
+    try:
+        raw = open(path, "rb").read()
+    except OSError as e:
+        raise LttError(f"{path}: cannot read it: {e.strerror or e}") from None
+    try:
+        (n,) = struct.unpack("<Q", raw[:8])
+        if n > len(raw) - 8:
+            raise ValueError(f"its header claims {n} bytes, the file holds {len(raw) - 8} after the length")
+        header = json.loads(raw[8:8 + n].decode("utf-8"))
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
+    except (struct.error, ValueError, UnicodeDecodeError) as e:
+        raise LttError(f"{path}: not a safetensors file ({e})") from None
     meta = header.pop("__metadata__", {})
     data = raw[8 + n:]
     out = {}
     for name, t in header.items():
         b, e = t["data_offsets"]
+        if t.get("dtype") not in _DTYPES or not (0 <= b <= e <= len(data)) or \
+                e - b != _DTYPES[t["dtype"]] * int(np.prod(t["shape"], dtype=np.int64)):
+            raise LttError(f"{path}: tensor {name!r} ({t.get('dtype')}, shape {t.get('shape')}, bytes {b}..{e} of "
+                           f"{len(data)}): not a BF16, F32 or F64 tensor the file holds whole (cut short?)")
         buf = data[b:e]
         if t["dtype"] == "BF16":
             bits = np.frombuffer(buf, dtype="<u2").astype(np.uint32) << 16
@@ -97,8 +113,11 @@ def _write(path, tensors):
 
 def _to_numpy(x):
     if hasattr(x, "detach"):  # a torch tensor, on any device
+        if x.is_complex():
+            return x.detach().cpu().numpy()  # said complex by the caller, not cast away
         return x.detach().float().cpu().numpy()
-    return np.asarray(x, dtype=np.float32)
+    a = np.asarray(x)
+    return a if np.iscomplexobj(a) else a.astype(np.float32)
 
 
 class Case:
@@ -112,7 +131,13 @@ class Case:
     holds while the Case does."""
 
     def __init__(self, path, device=None):
+        path = os.path.abspath(path)  # reproduce, and verify after a chdir, run from any directory
         t, meta = _read(path)
+        need = ["tp", "tokens", "hidden", "latent", "tiers", "eps"]
+        lacking = [k for k in need if k not in meta]
+        if lacking:
+            raise LttError(f"{path}: not an ltt case file: its metadata lack {', '.join(lacking)} (ltt golden writes "
+                           "case files; an outputs file is the other argument of verify)")
         self.path, self.meta = path, meta
         self._temporary = None  # ltt.case() without workdir: the folder's remover
         self.workdir = None  # ltt.case()'s workdir: where verify() keeps a failing output's folder
@@ -121,6 +146,12 @@ class Case:
         self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
         self.tiers = [int(k) for k in meta["tiers"].split(",")]
         conv = _converter(device)
+        names = [f"routed.rank{r}" for r in range(self.tp)] + [f"shared.rank{r}" for r in range(self.tp)] + \
+            ["norm_weight", "up_weight", "expected_exact"] + [f"expected.tier{k}" for k in self.tiers]
+        missing = [n for n in names if n not in t]
+        if missing:
+            raise LttError(f"{path}: not a whole ltt case file: no tensor {', '.join(missing[:4])}"
+                           f"{' and more' if len(missing) > 4 else ''}")
         self.inputs = {
             "R": [conv(t[f"routed.rank{r}"]) for r in range(self.tp)],
             "S": [conv(t[f"shared.rank{r}"]) for r in range(self.tp)],
@@ -137,9 +168,18 @@ class Case:
 def _converter(device):
     if device is None:
         return lambda a: a
-    import torch  # optional: only when tensors are asked for
+    try:
+        import torch  # optional: only when tensors are asked for
+    except ImportError as e:
+        raise LttError(f"device={device!r} returns torch tensors, and torch cannot be imported: {e}") from None
 
-    return lambda a: torch.from_numpy(np.ascontiguousarray(a)).to(device=device, dtype=torch.bfloat16)
+    def conv(a):
+        try:
+            return torch.from_numpy(np.ascontiguousarray(a)).to(device=device, dtype=torch.bfloat16)
+        except (AssertionError, RuntimeError, TypeError, ValueError) as e:  # torch's "not compiled with CUDA" is an assert
+            raise LttError(f"device={device!r}: torch cannot place the case there: {e}") from None
+
+    return conv
 
 
 def _one_int(name, v):
@@ -165,20 +205,45 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
     if not isinstance(dist, str) or dist == "all" or "," in dist:
         raise LttError(f"ltt.case: dist must be one distribution (realistic, adversarial or exact), not {dist!r}: "
                        "case() returns one case, call it once per distribution")
-    tiers_arg = tiers if isinstance(tiers, str) else ",".join(str(k) for k in tiers)
+    if isinstance(tiers, str):
+        tiers_arg = tiers
+    elif isinstance(tiers, (list, tuple, set, range)):
+        tiers_arg = ",".join(_one_int("each of tiers", k) for k in sorted(tiers))
+    else:
+        tiers_arg = _one_int("tiers", tiers)  # one tier, as an integer
+    try:
+        eps_f = float(eps)
+    except (TypeError, ValueError):
+        raise LttError(f"ltt.case: eps must be a number, not {eps!r}") from None
     args = ["--tp", _one_int("tp", tp), "--tokens", _one_int("tokens", tokens), "--dims", str(dims), "--dist", dist,
-            "--seed", _one_int("seed", seed), "--tier", tiers_arg, "--eps", repr(float(eps))]
+            "--seed", _one_int("seed", seed), "--tier", tiers_arg, "--eps", repr(eps_f)]
     if algo:
         args += ["--algo", algo]
     if norm:
         args += ["--norm", str(norm)]
     if workdir:
+        workdir = os.path.abspath(workdir)  # the case's path holds after a chdir
         work = os.path.join(workdir, "golden-" + hashlib.sha256(" ".join(args).encode()).hexdigest()[:16])
-        os.makedirs(work, exist_ok=True)
+        made = not os.path.isdir(work)
+        try:
+            os.makedirs(work, exist_ok=True)
+        except OSError as e:
+            raise LttError(f"ltt.case: workdir {workdir}: cannot make {work}: {e.strerror or e}") from None
     else:
-        work = tempfile.mkdtemp(prefix="ltt-case-")
+        work, made = tempfile.mkdtemp(prefix="ltt-case-"), True
     try:
-        r = _run(["golden", "--out", work, *args])
+        # Another process making the same case in the same workdir (pytest -n) holds the set while it
+        # writes: wait for it, then this run finds the file there.
+        waited = 0.0
+        while True:
+            try:
+                r = _run(["golden", "--out", work, *args])
+                break
+            except LttError as e:
+                if "is using this set now" not in str(e) or waited > 600:
+                    raise
+                time.sleep(0.2)
+                waited += 0.2
         if r.returncode != 0:
             raise LttError(f"ltt golden failed: {r.stderr.strip()}")
         files = sorted({e["file"] for e in json.load(open(os.path.join(work, "manifest.json")))["files"]})
@@ -188,6 +253,11 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
     except BaseException:
         if not workdir:
             shutil.rmtree(work, ignore_errors=True)
+        elif made:
+            try:
+                os.rmdir(work)  # a failed case leaves no empty folder (one another run filled meanwhile stays)
+            except OSError:
+                pass
         raise
     if not workdir:
         c._temporary = weakref.finalize(c, shutil.rmtree, work, True)
@@ -217,8 +287,12 @@ class Verdict:
         if self.passed:
             return "ltt verify: every element inside its admissible set"
         n = max(self.elements, 1)
-        lines = [f"Outputs are not admissible! (failed checks: {', '.join(self.failed_checks)})",
-                 f"Mismatched elements: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)"]
+        lines = [f"Outputs are not admissible! (failed checks: {', '.join(self.failed_checks)})"]
+        if self.report.get("first_differing_rank", -1) >= 0:
+            at = self.report.get("first_differing_element")
+            lines.append(f"Ranks differ: rank {self.report['first_differing_rank']}'s output differs from rank "
+                         f"{self.report.get('compared_with_rank', 0)}'s" + (f", first at index {tuple(at)}" if at else ""))
+        lines.append(f"Mismatched elements: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)")
         if self.first_outside:
             # The farthest over every element is the report's steps_max (-1: a NaN/Inf class mismatch);
             # first_outside holds only the first 20 elements outside.
@@ -266,17 +340,40 @@ def verify(case, output, tier, rank=None, workdir=None):
     on a case whose file stays (ltt.case(..., workdir=DIR), or Case(path)): then the folder is kept, as
     Verdict.kept, so that Verdict.reproduce runs later. It is made in `workdir`, else in the case's
     (ltt.case(..., workdir=DIR)), else in the system's temporary folder."""
-    outs = output if isinstance(output, dict) else {0 if rank is None else rank: output}
+    def index(what, v):
+        if isinstance(v, str) and v.strip().isdigit():
+            return int(v)
+        try:
+            if isinstance(v, bool):
+                raise TypeError
+            return operator.index(v)
+        except TypeError:
+            raise LttError(f"ltt.verify: {what} must be an integer, not {v!r}") from None
+
+    tier = index("tier", tier)
+    outs = output if isinstance(output, dict) else {0 if rank is None else index("a rank", rank): output}
     tensors = {}
     for r, y in outs.items():
-        a = _to_numpy(y)
+        r = index("a rank", r)
+        name = f"output.tier{tier}.rank{r}"
+        if name in tensors:  # {0: y, "0": z}: one rank given twice would keep the last in silence
+            raise LttError(f"ltt.verify: rank {r}'s output is given twice: give each rank once")
+        try:
+            a = _to_numpy(y)
+        except (TypeError, ValueError) as e:
+            raise LttError(f"ltt.verify: the output of rank {r} is not an array of numbers: {e}") from None
+        if np.iscomplexobj(a):
+            raise LttError(f"ltt.verify: the output of rank {r} is complex: give real values")
         if a.shape != (case.tokens, case.hidden):
             raise LttError(f"output of rank {r} has shape {a.shape}, the case needs {(case.tokens, case.hidden)}")
-        tensors[f"output.tier{tier}.rank{r}"] = a
+        tensors[name] = a
     where = workdir or getattr(case, "workdir", None)
     if where:
         where = os.path.abspath(where)  # reproduce runs from any directory
-        os.makedirs(where, exist_ok=True)
+        try:
+            os.makedirs(where, exist_ok=True)
+        except OSError as e:
+            raise LttError(f"ltt.verify: workdir {where}: cannot use it as a folder: {e.strerror or e}") from None
     work, keep = tempfile.mkdtemp(prefix="ltt-verify-", dir=where), False
     try:
         out_path = os.path.join(work, "output.safetensors")
