@@ -353,7 +353,10 @@ class DirLock {
   Status take(const std::string& dir, bool exclusive) {
     fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_ < 0) return {};  // opening the set says why, next
-    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return {};
+    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
+      held_ = true;
+      return {};
+    }
     if (errno == EWOULDBLOCK)
       return LTT_USAGE(dir, ": another ltt ", exclusive ? "golden or regress" : "golden", " run is using this set now: ",
                        "run again once it is over (a golden run writes a set alone)");
@@ -365,15 +368,17 @@ class DirLock {
   ~DirLock() {
     if (fd_ >= 0) ::close(fd_);
   }
+  bool held() const { return held_; }  // false where the file system gave no lock: the run goes on unlocked
 
  private:
   int fd_ = -1;
+  bool held_ = false;
 };
 
 namespace {
 
 // Under the set's exclusive lock no other golden is writing into it, so a
-// temporary found there (".NAME.safetensors.tmp.PID", "manifest.json.tmp.PID")
+// temporary found there (".NAME.safetensors.tmp.PID", ".manifest.json.tmp.PID")
 // was left by a run killed before it could remove it: removed, and said.
 void remove_stale_temporaries(const std::string& dir) {
   auto digits = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
@@ -385,7 +390,7 @@ void remove_stale_temporaries(const std::string& dir) {
     if (t == std::string::npos || !digits(n.substr(t + 5)) || !it->is_regular_file(ec)) continue;
     const std::string stem = n.substr(0, t);
     const bool case_tmp = stem.size() > 13 && stem[0] == '.' && stem.compare(stem.size() - 12, 12, ".safetensors") == 0;
-    if (!case_tmp && stem != "manifest.json") continue;
+    if (!case_tmp && stem != ".manifest.json") continue;
     std::error_code rec;
     if (fs::remove(it->path(), rec)) removed.push_back(n);
   }
@@ -447,7 +452,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   manifest = read_manifest(mpath, false);
   if (!manifest.ok()) return manifest.error();
   for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
-  remove_stale_temporaries(o.out);
+  if (lock.held()) remove_stale_temporaries(o.out);  // unlocked, another run's may be live
   std::printf("# ltt golden: %zu input set(s) into %s%s\n", sets.size(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
   Table tab({{"file", "", 62}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
   tab.header();

@@ -449,7 +449,7 @@ int run_ltt(int argc, char** argv) {
         v.push_back(*b);
         return v;
       },
-      "token counts: a comma list, or A..B (A, 2A, 4A, ... below B, and B)")->default_str("1..16384");
+      "token counts: comma-separated, or A..B (A, 2A, 4A, ... below B, and B)")->default_str("1..16384");
   add(simulate, "--dims", so.dims, flags::dims, "k3, small or H,L")->default_str("k3");
   add(simulate, "--machine", so.machine, path_value, "machine file (JSON, from ltt bench --machine-out)");
   simulate->add_flag("--fake", so.fake, "model all T ranks as fake ranks on one GPU (what ltt bench measures)");

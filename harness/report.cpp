@@ -211,8 +211,8 @@ void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other) {
   h.rank_diff.assign(static_cast<size_t>(h.rows) * h.cols, 0.0f);
   const Eigen::Index H = y.cols();
   for (Eigen::Index e = 0; e < y.size(); ++e) {
-    const double a = y.data()[e], b = other.data()[e];
-    if (a == b || (std::isnan(a) && std::isnan(b))) continue;
+    // As the ranks check compares them: bf16 bits (+0 and -0 differ; an F32 output rounded first).
+    if (to_bf16(y.data()[e]) == to_bf16(other.data()[e])) continue;
     const size_t c = static_cast<size_t>((e / H) * h.rows / h.M) * static_cast<size_t>(h.cols) + static_cast<size_t>((e % H) * h.cols / h.H);
     h.rank_diff[c] = 1.0f;
   }

@@ -327,8 +327,8 @@ passed += 1
 # set (under the set's lock, no other run writes there), removed and said; other files are kept.
 k = os.path.join(work, "k")
 golden(k)
-left = [".x.safetensors.tmp.4194000", "manifest.json.tmp.77"]
-keep = ["notes.tmp.5", ".x.safetensors.tmp.a", "data.safetensors.tmp.12"]
+left = [".x.safetensors.tmp.4194000", ".manifest.json.tmp.77"]  # the names golden's temporaries take
+keep = ["notes.tmp.5", ".x.safetensors.tmp.a", "data.safetensors.tmp.12", "manifest.json.tmp.78"]
 for f in left + keep:
     open(os.path.join(k, f), "w").write("left")
 r = run("golden", "--out", k, "--dims", "small", "--tp", "8", "--tokens", "33", "--dist", "realistic")
