@@ -133,6 +133,17 @@ Result<int> exit_after_reports(bool failed, const Status& written) {
   return 1;
 }
 
+void ReportWrites::keep(Status s) {
+  if (!s.ok()) lost_.push_back(s.error());
+}
+
+Status ReportWrites::status() const {
+  if (lost_.empty()) return {};
+  Error e = lost_.front();
+  for (size_t i = 1; i < lost_.size(); ++i) e.message += cat("; and ", lost_[i].message);
+  return e;
+}
+
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text) {
   if (own_descriptor(path)) return {};
   struct stat st {};

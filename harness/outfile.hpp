@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "status.hpp"
 
@@ -45,5 +46,18 @@ Status regular_file_to_read(const std::string& path, bool pipe_ok);
 // (`written` failed) is exit 2, but a numerical failure's exit 1 (`failed`)
 // wins over it; both are said.
 Result<int> exit_after_reports(bool failed, const Status& written);
+
+// Every report of a run is tried: one that cannot be written (a full disk)
+// costs that file alone. `keep` each write's status; `status()` is ok when
+// none was lost, else the first loss with each later one's message joined
+// ("; and ..."), so each report lost is named.
+class ReportWrites {
+ public:
+  void keep(Status s);
+  Status status() const;
+
+ private:
+  std::vector<Error> lost_;
+};
 
 }  // namespace ltt

@@ -393,10 +393,7 @@ Status Report::finish(double wall_seconds) {
 
   // Every report is tried: one that cannot be written (a full disk) costs
   // that file alone, and each one lost is named.
-  std::vector<Error> lost;
-  auto keep = [&lost](Status s) {
-    if (!s.ok()) lost.push_back(s.error());
-  };
+  ReportWrites writes;
   if (!o_.json.empty()) {
     nlohmann::json j = report_head(o_.command);
     j["backend"] = o_.backend;
@@ -487,7 +484,7 @@ Status Report::finish(double wall_seconds) {
     }
     j["notes"] = notes_;
     j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
-    keep(write_text_file("--json", o_.json, j.dump(2) + "\n"));
+    writes.keep(write_text_file("--json", o_.json, j.dump(2) + "\n"));
   }
   if (!o_.markdown.empty()) {
     std::ostringstream f;
@@ -513,13 +510,10 @@ Status Report::finish(double wall_seconds) {
         << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/" << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | " << r.ranks_shown() << " | "
         << r.rerun_shown() << " | " << r.gate_shown() << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |"
         << (outputs ? " " + md(r.outputs_note) + " |" : "") << "\n";
-    keep(write_text_file("--markdown", o_.markdown, f.str()));
+    writes.keep(write_text_file("--markdown", o_.markdown, f.str()));
   }
-  if (!o_.html.empty()) keep(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));
-  if (lost.empty()) return {};
-  Error e = lost.front();
-  for (size_t i = 1; i < lost.size(); ++i) e.message += cat("; and ", lost[i].message);
-  return e;
+  if (!o_.html.empty()) writes.keep(write_html(o_.html, title_, o_.command, results_, notes_, wall_seconds));
+  return writes.status();
 }
 
 }  // namespace ltt

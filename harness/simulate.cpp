@@ -729,24 +729,15 @@ Result<int> run_simulate(const SimulateOptions& o) {
   }
   // A report that cannot be written costs that report alone: the other is
   // still written, and each one lost is named.
-  Status written;
-  auto keep = [&written](Status s) {
-    if (s.ok()) return;
-    if (written.ok()) written = s;
-    else {
-      Error e = written.error();
-      e.message += cat("; and ", s.error().message);
-      written = e;
-    }
-  };
+  ReportWrites writes;
   if (!o.json.empty())
-    keep(write_text_file("--json", o.json,
+    writes.keep(write_text_file("--json", o.json,
                          nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name},
                                         {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}}
                                  .dump(2) +
                              "\n"));
-  if (!o.svg.empty()) keep(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));
-  return exit_after_reports(false, written);
+  if (!o.svg.empty()) writes.keep(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));
+  return exit_after_reports(false, writes.status());
 }
 
 }  // namespace ltt

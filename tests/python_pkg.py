@@ -171,6 +171,9 @@ outs_file = os.path.join(work, "outs.safetensors")
 ltt._core._write(outs_file, {"output": y})
 for call, needle in ((lambda: ltt.case(tiers=1.5), "tiers must be one integer"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
                      (lambda: ltt.verify(case, y, tier=1, rank=[0, 1]), "a rank must be an integer"),
+                     # a digit that int() does not read ("\u00b2".isdigit() is True)
+                     (lambda: ltt.verify(case, y, tier="\u00b2"), "tier must be an integer"),
+                     (lambda: ltt.case(tp="\u00b2"), "tp must be one integer"),
                      (lambda: ltt.verify(case, "abc", tier=1), "not an array of numbers"),
                      (lambda: ltt.verify(case, y + 1j, tier=1), "is complex"),
                      (lambda: ltt.verify(case, y, tier=1, workdir=junk), "cannot use it as a folder"),

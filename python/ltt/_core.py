@@ -182,16 +182,26 @@ def _converter(device):
     return conv
 
 
-def _one_int(name, v):
-    if isinstance(v, str) and v.strip().isdigit():  # "8" as well as 8
-        return v.strip()
+def _as_int(v):
+    """v as an int, or None: an integer (anything operator.index takes, numpy's too, but not a bool) or a
+    string of ASCII decimal digits ("8" as well as 8)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, str):
+        s = v.strip()
+        return int(s) if s.isascii() and s.isdecimal() else None
     try:
-        if isinstance(v, bool):
-            raise TypeError
-        return str(operator.index(v))
+        return operator.index(v)
     except TypeError:
+        return None
+
+
+def _one_int(name, v):
+    n = _as_int(v)
+    if n is None:
         raise LttError(f"ltt.case: {name} must be one integer, not {v!r}: case() returns one case, "
-                       "call it once per value") from None
+                       "call it once per value")
+    return str(n)
 
 
 def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", eps=1e-6, algo=None, device=None,
@@ -341,14 +351,10 @@ def verify(case, output, tier, rank=None, workdir=None):
     Verdict.kept, so that Verdict.reproduce runs later. It is made in `workdir`, else in the case's
     (ltt.case(..., workdir=DIR)), else in the system's temporary folder."""
     def index(what, v):
-        if isinstance(v, str) and v.strip().isdigit():
-            return int(v)
-        try:
-            if isinstance(v, bool):
-                raise TypeError
-            return operator.index(v)
-        except TypeError:
-            raise LttError(f"ltt.verify: {what} must be an integer, not {v!r}") from None
+        n = _as_int(v)
+        if n is None:
+            raise LttError(f"ltt.verify: {what} must be an integer, not {v!r}")
+        return n
 
     tier = index("tier", tier)
     outs = output if isinstance(output, dict) else {0 if rank is None else index("a rank", rank): output}
