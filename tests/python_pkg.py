@@ -7,10 +7,13 @@ a bad $LTT and no binary are LttErrors that say where ltt looked; temporary fold
 
 usage: python_pkg.py LTT SOURCE_DIR WORKDIR
 """
+import fcntl
 import gc
+import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -168,6 +171,19 @@ open(junk, "wb").write(b"not a safetensors file at all")
 cut = os.path.join(work, "cut.safetensors")
 open(cut, "wb").write(open(case.path, "rb").read()[:5000])
 outs_file = os.path.join(work, "outs.safetensors")
+
+
+def crafted(name, header):  # a file whose JSON header is `header`, followed by 8 zero bytes
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    path = os.path.join(work, name)
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + bytes(8))
+    return path
+
+
+no_offsets = crafted("no_offsets.safetensors", {"output": {"dtype": "F32", "shape": [2]}})
+text_shape = crafted("text_shape.safetensors", {"output": {"dtype": "F32", "shape": "2", "data_offsets": [0, 8]}})
+odd_meta = crafted("odd_meta.safetensors", {"__metadata__": {"tp": 8}})
 ltt._core._write(outs_file, {"output": y})
 for call, needle in ((lambda: ltt.case(tiers=1.5), "tiers must be one integer"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
                      (lambda: ltt.verify(case, y, tier=1, rank=[0, 1]), "a rank must be an integer"),
@@ -178,7 +194,10 @@ for call, needle in ((lambda: ltt.case(tiers=1.5), "tiers must be one integer"),
                      (lambda: ltt.verify(case, y + 1j, tier=1), "is complex"),
                      (lambda: ltt.verify(case, y, tier=1, workdir=junk), "cannot use it as a folder"),
                      (lambda: ltt.Case(outs_file), "not an ltt case file"), (lambda: ltt.Case(cut), "cut short"),
-                     (lambda: ltt.Case(junk), "not a safetensors file")):
+                     (lambda: ltt.Case(junk), "not a safetensors file"),
+                     (lambda: ltt.Case(no_offsets), "lacks a shape and data_offsets"),
+                     (lambda: ltt.Case(text_shape), "lacks a shape and data_offsets"),
+                     (lambda: ltt.Case(odd_meta), "__metadata__ is not an object of strings")):
     try:
         call()
         fails.append(f"accepted: {needle}")
@@ -204,6 +223,33 @@ env = dict(os.environ, PYTHONPATH=site)
 procs = [subprocess.Popen([sys.executable, "-c", prog, shared], env=env, stderr=subprocess.PIPE, text=True) for _ in range(2)]
 errs = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
 expect(all(rc_ == 0 for rc_, _ in errs), f"two processes sharing a workdir: {errs}")
+# The wait itself, made certain: this process holds a set as a golden run would (an exclusive flock on
+# its folder), and lets go only once case()'s first golden run on that set has ended (refused): case()
+# must run golden again and return the case.
+held = ltt.case(tp=8, tokens=5, dims="small", tiers=[1], seed=0, workdir=shared)
+fd = os.open(os.path.dirname(held.path), os.O_RDONLY | os.O_DIRECTORY)
+fcntl.flock(fd, fcntl.LOCK_EX)
+real_run, runs = ltt._core._run, []
+
+
+def run_then_let_go(args):
+    runs.append(args[0])
+    try:
+        return real_run(args)
+    finally:
+        if len(runs) == 1:
+            os.close(fd)
+
+
+ltt._core._run = run_then_let_go
+try:
+    again = ltt.case(tp=8, tokens=5, dims="small", tiers=[1], seed=0, workdir=shared)
+    expect(again.path == held.path and runs == ["golden", "golden"],
+           f"case() on a set another run holds: {again.path}, runs {runs}")
+except ltt.LttError as e:
+    fails.append(f"case() on a set another run holds did not wait: {e}")
+finally:
+    ltt._core._run = real_run
 # A bad $LTT, and no binary at all from the installed copy: LttErrors that say where ltt looked.
 for bad_ltt, why in (("/nonexistent/ltt", "does not exist"), (work, "is not an executable file")):
     os.environ["LTT"] = bad_ltt

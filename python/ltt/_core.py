@@ -78,12 +78,25 @@ def _read(path):
     except (struct.error, ValueError, UnicodeDecodeError) as e:
         raise LttError(f"{path}: not a safetensors file ({e})") from None
     meta = header.pop("__metadata__", {})
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise LttError(f"{path}: not a safetensors file (its __metadata__ is not an object of strings)")
     data = raw[8 + n:]
     out = {}
+
+    def ints(v, k):  # a list of k non-negative integers (JSON's, not bools), else None
+        ok = isinstance(v, list) and (k is None or len(v) == k) and \
+            all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+        return v if ok else None
+
     for name, t in header.items():
-        b, e = t["data_offsets"]
+        offsets = ints(t.get("data_offsets"), 2) if isinstance(t, dict) else None
+        shape = ints(t.get("shape"), None) if isinstance(t, dict) else None
+        if offsets is None or shape is None:
+            raise LttError(f"{path}: not a safetensors file (tensor {name!r}'s header entry {repr(t)[:200]} lacks a shape "
+                           "and data_offsets [begin, end] of non-negative integers)")
+        b, e = offsets
         if t.get("dtype") not in _DTYPES or not (0 <= b <= e <= len(data)) or \
-                e - b != _DTYPES[t["dtype"]] * int(np.prod(t["shape"], dtype=np.int64)):
+                e - b != _DTYPES[t["dtype"]] * int(np.prod(shape, dtype=np.int64)):
             raise LttError(f"{path}: tensor {name!r} ({t.get('dtype')}, shape {t.get('shape')}, bytes {b}..{e} of "
                            f"{len(data)}): not a BF16, F32 or F64 tensor the file holds whole (cut short?)")
         buf = data[b:e]
@@ -265,7 +278,10 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
             shutil.rmtree(work, ignore_errors=True)
         elif made:
             try:
-                os.rmdir(work)  # a failed case leaves no empty folder (one another run filled meanwhile stays)
+                # A failed case leaves no empty folder; one another run filled meanwhile stays (rmdir refuses
+                # it). Another run that found the folder and has not yet started golden loses nothing:
+                # golden --out makes the folder again.
+                os.rmdir(work)
             except OSError:
                 pass
         raise
