@@ -211,9 +211,13 @@ Result<int> run_invariance(const CheckOptions& o) {
         if (!std::binary_search(Ms.begin(), Ms.end(), lo) || !std::binary_search(Ms.begin(), Ms.end(), hi)) continue;
         const int ta = select_tier(T, lo, DType::bf16), tb2 = select_tier(T, hi, DType::bf16);
         auto selected = [&o](int k) { return std::find(o.tiers.begin(), o.tiers.end(), k) != o.tiers.end(); };
-        if (!selected(ta) || !selected(tb2)) {  // --tier left a tier of the switch out: not run behind its back
+        std::vector<int> left_out;  // --tier left a tier of the switch out: not run behind its back
+        for (int k : {ta, tb2})
+          if (!selected(k) && std::find(left_out.begin(), left_out.end(), k) == left_out.end()) left_out.push_back(k);
+        if (!left_out.empty()) {
           switch_skipped.push_back(cat("T ", T, " ", name(dist), " M ", lo, " (tier ", ta, ") -> ", hi, " (tier ", tb2,
-                                       "): not compared, --tier leaves tier ", selected(ta) ? tb2 : ta, " out"));
+                                       "): not compared, --tier leaves tier", left_out.size() > 1 ? "s " : " ",
+                                       join(left_out, ","), " out"));
           continue;
         }
         auto a = run(ta, lo);
@@ -273,7 +277,8 @@ Result<int> run_invariance(const CheckOptions& o) {
   std::printf("# wall %.1f s\n", now_seconds() - wall0);
   if (!o.json.empty()) {
     nlohmann::json j = report_head(o.command);
-    j.update({{"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}, {"tp_not_compared", tp_skipped}}}, {"nondeterministic_runs", nondeterministic}});
+    j.update({{"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}, {"tp_not_compared", tp_skipped},
+                                {"selection_switch_not_compared", switch_skipped}}}, {"nondeterministic_runs", nondeterministic}});
     LTT_TRY(write_text_file("--json", o.json, j.dump(2) + "\n"));
   }
   return nondeterministic == 0 ? 0 : 1;

@@ -558,8 +558,15 @@ elif cls == "robust":
     expect(r.returncode == 0 and [(x["tier"], x["tokens"], x["tp"]) for x in inv.get("tp", [])] == [(0, 128, [8, 16])]
            and "tier 0 realistic M 128: T 8 vs 16: " in r.stdout and "needs --tp" not in r.stdout
            and inv.get("selection_switch") == [] and inv.get("tp_not_compared") == []
-           and "M 128 (tier 0) -> 129 (tier 1): not compared, --tier leaves tier 1 out" in r.stdout,
+           and "M 128 (tier 0) -> 129 (tier 1): not compared, --tier leaves tier 1 out" in r.stdout
+           and any("M 128 (tier 0) -> 129 (tier 1): not compared, --tier leaves tier 1 out" in x
+                   for x in inv.get("selection_switch_not_compared", [])),
            f"--invariance --tier 0 with M 129: T 8 vs 16 at M 128 ({inv})", r)
+    # A switch both of whose tiers --tier leaves out names both.
+    r = run([ltt, "check", "--invariance", *SMALL, "--tp", "8", "--tier", "3", "--tokens", "128,129",
+             "--dist", "realistic"])
+    expect(r.returncode == 0 and "M 128 (tier 0) -> 129 (tier 1): not compared, --tier leaves tiers 0,1 out" in r.stdout,
+           "--invariance --tier 3: the switch 0 -> 1 names both tiers left out", r)
     # A case whose inputs were edited: the edited tensor is named.
     t = dict(t10)
     d, sh, raw = t["routed.rank0"]
