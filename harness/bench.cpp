@@ -73,7 +73,7 @@ Result<int> run_bench(const BenchOptions& o) {
               " device events; copy bandwidth %.0f GB/s (2 GiB device-to-device, read + written)\n",
               gpu::device_info().description.c_str(), o.dims.H, o.dims.L, o.reps, GBps);
   std::printf("# roofline: the least bytes the step must move (inputs read once, outputs written once) / the copy bandwidth\n");
-  Table tab({{"what", "", 16}, {"T", "", 3}, {"M", "", 5}, {"median", "us", 10}, {"min", "us", 10}, {"bytes", "MB", 9},
+  Table tab({{"what", "", 21}, {"T", "", 3}, {"M", "", 5}, {"median", "us", 10}, {"min", "us", 10}, {"bytes", "MB", 9},
              {"roofline", "us", 9}, {"x", "roof", 6}, {"TFLOP/s", "", 8}});
   tab.header();
   nlohmann::json rows = nlohmann::json::array();
