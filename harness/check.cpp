@@ -25,6 +25,7 @@
 #include <span>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "backend.hpp"
 #include "cuda_backend.hpp"
@@ -142,6 +143,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (o.peer_memory != "cuda-ipc" && (!cuda || P == 1))
     return LTT_USAGE("--peer-memory ", o.peer_memory, " is where sibling processes' buffers live: it needs --backend cuda "
                      "under mpirun -np 2 or more (one process per GPU)");
+  // The defaults, named where they choose nothing, would be taken for a choice made.
+  const char* where = !cuda ? "the cpu backend's processes use MPI" : "one process runs the T ranks as fake ranks";
+  if (o.transport_given && o.transport == "ipc" && (!cuda || P == 1))
+    return LTT_USAGE("--transport ipc chooses the collectives between processes of --backend cuda under mpirun; here ", where,
+                     ", so it would do nothing: drop it");
+  if (o.peer_memory_given && o.peer_memory == "cuda-ipc" && (!cuda || P == 1))
+    return LTT_USAGE("--peer-memory cuda-ipc chooses where sibling processes' buffers live under mpirun with --backend cuda; "
+                     "here ", where, ", so it would do nothing: drop it");
   gpu::Peers peers;
   if (cuda) {
     LTT_TRY(gpu::cuda_available());
@@ -327,7 +336,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     if (o.algo) contract.algo = *o.algo;
     const std::string name_case = cat("tier ", tier, " T ", p.T, " M ", p.M, " ", name(p.dist));
     const int fault = o.plant == "shard-off-by-one" ? p.T - 1 : -1;
-    CaseResult worst;  // over the variants: the first that fails, else the one farthest from passing
+    CaseResult worst;  // over the variants (or cuBLASLt algorithms): the worst member, as below
+    std::optional<uint64_t> worst_seed;
     bool have = false;
     size_t n_failed_variants = 0;
     std::vector<uint64_t> failed_seeds;
@@ -558,9 +568,19 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         }
         if (member_run.gemm_algo >= 0)
           algo_runs.push_back({member_run.gemm_algo, algo_list[static_cast<size_t>(member_run.gemm_algo)], res.ok});
-        // The row shows the first failing member, else the one with the widest sets.
-        const bool worse = !have || (worst.ok && !res.ok) || (worst.ok && res.ok && res.ambiguous > worst.ambiguous);
-        if (worse) worst = res;
+        // The row shows the worst member: a failing one before any that
+        // passes, the most elements outside their sets (then the farthest),
+        // then the farthest from the emulated reference (elements 3+ ULPs
+        // away, then 2, then 1; then the largest error over its bound). The
+        // sets are the contract's, the same for every member, so they cannot
+        // tell members apart; on a tie the first stays.
+        auto badness = [](const CaseResult& r) {
+          return std::tuple{!r.ok, r.outside, r.steps_max, r.ulp_hist[3], r.ulp_hist[2], r.ulp_hist[1], r.vs_truth.max_ratio};
+        };
+        if (!have || badness(res) > badness(worst)) {
+          worst = res;
+          worst_seed = vseed;
+        }
         have = true;
         return {};
       }();
@@ -572,7 +592,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         worst.note = cat(o.variants.size(), " variants, ", n_failed_variants, " failed",
                          failed_seeds.empty() ? std::string() : cat(" (seeds ",
                                                  join(std::span(failed_seeds).first(std::min<size_t>(failed_seeds.size(), 10)), ","),
-                                                 failed_seeds.size() > 10 ? ",..." : "", ")"));
+                                                 failed_seeds.size() > 10 ? ",..." : "", ")"),
+                         o.variants.size() > 1 && worst_seed ? cat("; the row is seed ", *worst_seed, "'s, the worst") : std::string());
         worst.variants = o.variants.size();
         worst.variants_failed = n_failed_variants;
       }

@@ -42,6 +42,9 @@ struct CheckOptions {
   // read live ("cuda-ipc": cudaMalloc'd, mapped through CUDA IPC handles;
   // "nccl": NCCL symmetric windows, every process on a GPU of its own).
   std::string peer_memory = "cuda-ipc";
+  // Whether the command line gave them: given where they choose nothing (the
+  // cpu backend, or one process) they are refused, not ignored.
+  bool transport_given = false, peer_memory_given = false;
   std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
   std::string json, markdown, dump_dir;
   std::string html;       // a self-contained HTML report (heatmaps of the failing cases)

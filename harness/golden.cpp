@@ -434,7 +434,6 @@ Result<int> run_golden(const GoldenOptions& o) {
       }
   if (sets.empty())
     return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes (", kTier0Applies, ")");
-  skipped.say("golden");
   // A name determines its contents: refuse any clash before writing anything.
   for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
   {
@@ -442,6 +441,7 @@ Result<int> run_golden(const GoldenOptions& o) {
     for (const Set& s : sets) ps.push_back(s.p);
     LTT_TRY(flags::fits_in_memory(ps, "golden"));
   }
+  skipped.say("golden");  // once nothing can refuse the run: a refusal is its only line
   // Only a valid run creates --out: a refused one leaves no empty folder behind.
   fs::create_directories(o.out, ec);
   if (ec) return LTT_USAGE("--out ", o.out, ": cannot create the directory: ", ec.message());

@@ -692,6 +692,8 @@ int run_ltt(int argc, char** argv) {
     if (check->parsed()) {
       if (ck.html_all && ck.html.empty() && !ck_invariance) return fail(LTT_USAGE("--html-all draws every case in the --html report: give --html FILE too"));
       ck.command = command;
+      ck.transport_given = check->count("--transport") > 0;
+      ck.peer_memory_given = check->count("--peer-memory") > 0;
       if (ck.plant == "hang") {  // the older spelling of --inject hang --inject-rank 1
         if (check->count("--inject")) return fail(LTT_USAGE("--plant hang and --inject: give one fault"));
         ck.plant.clear();

@@ -147,8 +147,30 @@ Status ReportWrites::status() const {
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text) {
   if (own_descriptor(path)) return {};
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return {};
-  return write_text_file(flag, path, text);
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) return {};
+  Status s = write_text_file(flag, path, text);
+  if (s.ok()) return s;
+  // The note could not be written whole (a full disk): what matters is that
+  // no earlier report stays to be read as this run's, so the earlier file is
+  // emptied where it stands (freeing its blocks needs no new ones) and the
+  // note written into it if room allows; the run goes on, and its report is
+  // tried again at the end (lost there, it is named). Only a file that can
+  // be neither replaced nor emptied stops the run.
+  std::string why = s.error().message;
+  if (const size_t kept = why.find(" (what the file held"); kept != std::string::npos) why.resize(kept);
+  if (exists) {
+    const int fd = ::open(resolve(path).c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) return s;
+    const bool noted = write_all(fd, text);
+    ::close(fd);
+    std::fprintf(stderr, "ltt: %s (the note that the run has not finished); the earlier file was emptied%s; the report is "
+                 "tried again at the end\n", why.c_str(), noted ? " and the note written into it" : "");
+  } else {
+    std::fprintf(stderr, "ltt: %s (the note that the run has not finished); the report is tried again at the end\n",
+                 why.c_str());
+  }
+  return {};
 }
 
 }  // namespace ltt

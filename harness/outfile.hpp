@@ -25,7 +25,10 @@ Status write_text_file(const std::string& flag, const std::string& path, const s
 // write_text_file, by `text`, a note that the run has not finished, so that an
 // earlier run's report at that path is never read as this run's verdict. A
 // descriptor (own_descriptor), a device or a FIFO is left alone: its reader
-// would take the note for the report.
+// would take the note for the report. A note that cannot be written whole (a
+// full disk) empties the earlier file in place instead, says so, and is ok:
+// the run goes on and its report is tried at the end; an error only where
+// the earlier file can be neither replaced nor emptied.
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text);
 
 // The descriptor a path names in this process: `-` and /dev/stdout 1,

@@ -27,7 +27,18 @@ namespace {
 struct Outputs {
   std::map<int, std::map<int, MatD>> by_tier;
   std::vector<std::string> skipped;  // tensors of tiers --tier left out
+  std::vector<std::string> unread;   // tensors that are neither outputs nor a case file's (a misspelt output?)
 };
+
+// A tensor a case file holds (a failure dump verifies as it is: its inputs
+// and expected outputs are not outputs).
+bool case_tensor(const std::string& n) {
+  int k = -1;
+  char tail = 0;
+  return n == "norm_weight" || n == "up_weight" || n == "expected_exact" ||
+         std::sscanf(n.c_str(), "routed.rank%d%c", &k, &tail) == 1 || std::sscanf(n.c_str(), "shared.rank%d%c", &k, &tail) == 1 ||
+         std::sscanf(n.c_str(), "expected.tier%d%c", &k, &tail) == 1;
+}
 
 Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const VerifyOptions& o, const std::string& file) {
   const Problem& p = c.in.p;
@@ -45,6 +56,7 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
       if (n.rfind("output", 0) == 0)
         return LTT_USAGE(file, ": tensor '", n, "' is neither 'output' nor 'output.tier{k}.rank{r}': rename it");
       others.push_back(n);
+      if (!case_tensor(n)) res.unread.push_back(n);
       continue;  // inputs and expected tensors (a failure dump verifies as it is)
     }
     if (tier < 0 || tier >= kNumTiers) return LTT_USAGE(file, ": tensor '", n, "': tier ", tier, " does not exist");
@@ -281,6 +293,12 @@ Result<int> run_verify(const VerifyOptions& o) {
       }
       if (!l->outs.skipped.empty()) {
         given += cat(given.empty() ? "" : "; ", "left out by --tier ", tier, ": ", join(l->outs.skipped));
+      }
+      if (!l->outs.unread.empty()) {
+        const size_t shown = std::min<size_t>(l->outs.unread.size(), 4);
+        given += cat(given.empty() ? "" : "; ", "not read (neither an output nor a case file's tensor): ",
+                     join(std::span(l->outs.unread).first(shown)),
+                     l->outs.unread.size() > shown ? cat(" and ", l->outs.unread.size() - shown, " more") : std::string());
       }
       if (!unlike.empty())
         given += cat(given.empty() ? "" : "; ", unlike.substr(2, unlike.size() - 3),

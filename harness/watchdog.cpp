@@ -123,8 +123,10 @@ Watchdog::Watchdog(double timeout_s, std::string who) {
       const double idle = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.last).count();
       if (!s.stop && idle > s.timeout + s.grace) {
         std::fflush(stdout);  // the report's header and rows so far, also when piped
-        std::fprintf(stderr, "ltt: %s: no progress for %.1f s (--timeout %g), stuck in: %s\n", s.who.c_str(), idle, s.timeout,
-                     s.stage.c_str());
+        std::fprintf(stderr,
+                     "ltt: %s: no progress for %.1f s (--timeout %g), stuck in: %s (a run that is only slow, not stuck, "
+                     "needs a larger --timeout)\n",
+                     s.who.c_str(), idle, s.timeout, s.stage.c_str());
         std::fflush(stderr);
         g_running = false;
         std::_Exit(1);

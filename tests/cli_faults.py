@@ -693,6 +693,39 @@ elif cls == "unseen":
     r = run([ltt, "verify", "--case", "relabel.safetensors", "--output", os.path.join("o9", names9[0]), "--tier", "1"])
     expect(r.returncode == 0 and "inputs unlike those seed 7 adversarial generates" in r.stdout
            and "are the case file's labels, not its data's" in r.stdout, "a relabelled case: the labels said not to be the data's", r)
+    # 10. Found by the thirtieth session's reviews acting as new users.
+    # (a) --variant's row is the worst member's: its ULP columns are the largest of the seeds run alone.
+    v = [*SMALL[:0], "--dims", "1024,512", "--tp", "8", "--tokens", "33", "--tier", "1", "--dist", "realistic"]
+
+    def ulps(args):
+        r = run([ltt, "check", *v, *args])
+        row = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("     1   8    33")]
+        return (tuple(int(x) for x in row[0][9:13]) if r.returncode == 0 and len(row) == 1 else None), r
+    alone = [ulps(["--variant", str(k)])[0] for k in range(4)]
+    both, r = ulps(["--variant", "0-3"])
+    worst = max(alone, key=lambda u: (u[3], u[2], u[1])) if None not in alone else None
+    expect(worst is not None and both == worst and len(set(alone)) > 1,
+           f"--variant 0-3's row is the worst seed's ULP figures: {both}, alone {alone}", r)
+    r = run([ltt, "check", *v, "--variant", "0-3", "--ulp-max", "0"])
+    expect(r.returncode == 1 and f"the row is seed {alone.index(worst)}'s, the worst" in r.stdout,
+           "the note names the row's seed", r)
+    # (b) --transport and --peer-memory where no processes share the ranks do nothing: refused.
+    refused(["check", *base, "--transport", "ipc"], "--transport ipc chooses the collectives")
+    refused(["check", *base, "--peer-memory", "cuda-ipc"], "--peer-memory cuda-ipc chooses where")
+    # (c) verify names a tensor it does not read (a misspelt output), under the row.
+    t10, m10 = stfile.read(os.path.join("o9", names9[0]))
+    t10 = {**t10, "outptu.tier1.rank3": next(iter(t10.values()))}
+    stfile.write("typo10.safetensors", t10, m10)
+    r = run([ltt, "verify", "--case", os.path.join("g9", names9[0]), "--output", "typo10.safetensors", "--tier", "1"])
+    expect(r.returncode == 0 and "not read (neither an output nor a case file's tensor): outptu.tier1.rank3" in r.stdout,
+           "verify names the tensor it did not read", r)
+    # (d) golden refused for memory prints that refusal alone (no skipped-tier line first).
+    r = run([ltt, "golden", "--out", "g10", "--tokens", "99999999"])
+    expect(r.returncode == 2 and r.stderr.count("\n") == 1 and "needs at least" in r.stderr and not os.path.exists("g10"),
+           "golden refused for memory: one line", r)
+    # (e) the watchdog's message says what to do when a run is only slow.
+    r = run([ltt, "check", *base, "--inject", "hang", "--timeout", "0.5"])
+    expect(r.returncode == 1 and "needs a larger --timeout" in r.stderr, "the watchdog's message names the remedy", r)
 else:
     sys.exit(f"unknown class {cls}")
 

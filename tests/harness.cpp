@@ -5,9 +5,15 @@
 // filling a log.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -15,6 +21,7 @@
 #include "bf16.hpp"
 #include "check.hpp"
 #include "cuda_backend.hpp"
+#include "outfile.hpp"
 #include "report.hpp"
 #include "table.hpp"
 #include "watchdog.hpp"
@@ -172,4 +179,44 @@ TEST_CASE("harness: progress, on a terminal, every step and at most four inner l
   p.done();
   CHECK(written(f).size() > out.size());  // the line cleared
   std::fclose(f);
+}
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream b;
+  b << f.rdbuf();
+  return b.str();
+}
+}  // namespace
+
+TEST_CASE("harness: a not-finished note that cannot be written whole empties the earlier report, and the run goes on") {
+  // A file-size limit makes every write past 64 bytes fail part way (EFBIG),
+  // as a full disk would: the note (longer) cannot be written whole, so the
+  // earlier passing report must not stay to be read as this run's.
+  char dir[] = "/tmp/ltt-unfinished-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string earlier = std::string(dir) + "/r.json", fresh = std::string(dir) + "/new.json";
+  { std::ofstream(earlier) << "{\"finished\": true, \"pass\": true}\n"; }
+  const std::string note(300, 'n');
+  rlimit old{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  auto* const was = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 64;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const Status a = mark_unfinished("--json", earlier, note);
+  const Status b = mark_unfinished("--json", fresh, note);
+  const Status whole = write_text_file("--json", fresh, note);  // a report's own write still fails, and says so
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, was);
+  CHECK(a.ok());
+  CHECK(b.ok());
+  CHECK_FALSE(whole.ok());
+  const std::string left = slurp(earlier);
+  CHECK(left.find("pass") == std::string::npos);  // emptied, then as much of the note as the limit let in
+  CHECK(left == note.substr(0, left.size()));
+  CHECK_FALSE(std::ifstream(fresh).good());  // nothing made where nothing was
+  std::remove(earlier.c_str());
+  CHECK(::rmdir(dir) == 0);  // the folder held nothing else: no temporary left
 }
