@@ -103,6 +103,21 @@ Status shared_by_root(const Status& s, bool root, int P, MPI_Comm comm) {
   return s;
 }
 
+// Refused unless every process was given the same command line (compared
+// by a hash: FNV-1a over its bytes), naming the first process that differs.
+Status same_command(const std::string& command, int P, MPI_Comm comm) {
+  if (P == 1) return {};
+  unsigned long long h = 14695981039346656037ull;
+  for (unsigned char c : command) h = (h ^ c) * 1099511628211ull;
+  std::vector<unsigned long long> all(static_cast<size_t>(P));
+  MPI_Allgather(&h, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG, comm);
+  for (int q = 1; q < P; ++q)
+    if (all[static_cast<size_t>(q)] != all[0])
+      return LTT_USAGE("process ", q, " of ", P, " was given another command line than process 0: every process must run "
+                       "the same ltt check (one mpirun command, not 'A : B'); this process's: ", command);
+  return {};
+}
+
 }  // namespace
 
 std::vector<int> default_tokens(int tier) {
@@ -132,6 +147,21 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   MPI_Comm_size(comm, &P);
   const bool root = pid == 0;
   const double wall0 = now_seconds();
+  // Every process must run one command: processes given other flags
+  // (mpirun's "A : B") would meet in different collectives, hang or corrupt
+  // memory, or fail the ranks check for a launch mistake. The first
+  // collective of the run compares them.
+  LTT_TRY(same_command(o.command, P, comm));
+  // Before anything can refuse the run: a run refused (exit 2) leaves "did
+  // not finish", never an earlier run's passing report. A claim that fails
+  // ends every process (the others would wait in the next collective), said
+  // by process 0 alone.
+  Report report(o, P);
+  {
+    Status claimed;
+    if (root && !o.quiet && !o.plan_only) claimed = report.claim();
+    LTT_TRY(shared_by_root(claimed, root, P, comm));
+  }
 
   const bool cuda = o.backend == "cuda";
   if (!cuda && o.backend != "cpu") return LTT_USAGE("--backend '", o.backend, "': use cpu or cuda");
@@ -282,14 +312,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (o.plan_only) return 0;
 
   Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
-  Report report(o, P);
   for (const auto& line : skipped.lines()) report.note(line);  // said on stderr above; kept in the reports
-  // A run the watchdog ends leaves "did not finish" in its reports, not an
-  // earlier run's. A claim that fails ends every process (the others would
-  // wait in the first collective), said by process 0 alone.
-  Status claimed;
-  if (root && !o.quiet) claimed = report.claim();
-  LTT_TRY(shared_by_root(claimed, root, P, comm));
   if (root && !o.quiet) report.header();
   // Fake ranks keep one communicator per T for the whole run, as a real
   // job keeps its buffers (tier 0's Lamport buffers rotate across cases).
@@ -299,6 +322,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   size_t dumps_lost = 0;  // failing cases whose --dump-dir file could not be written (the first said at once)
   std::unique_ptr<Inputs> weights;  // g and W, shared by cases of the same dims, seed and dist family
   std::unique_ptr<MatF> Wf, gf;
+  size_t tier0_cases_run = 0;
 
   for (const Set& set : sets) {
     const Problem& p = set.p;
@@ -332,6 +356,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     }
 
   for (int tier : set.tiers) {
+    // Tier 0's Lamport buffers rotate across the cases of this process (as a
+    // real job's do): a case after others may fail through what they left
+    // there, which its one-case command would not run.
+    const bool after_tier0_cases = tier == 0 && tier0_cases_run++ > 0;
     Contract contract = tier_def(tier).contract;
     if (o.algo) contract.algo = *o.algo;
     const std::string name_case = cat("tier ", tier, " T ", p.T, " M ", p.M, " ", name(p.dist));
@@ -529,7 +557,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                           vseed ? cat(" --variant ", *vseed) : std::string(),
                           member_run.gemm_algo >= 0 ? cat(" --gemm-algos ", member_run.gemm_algo) : std::string(),
                           o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
-                          o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string());
+                          o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string(),
+                          after_tier0_cases ? "  # tier 0 ran other cases at this T before it in this process, and its "
+                                              "Lamport buffers carry over: if this passes alone, rerun the whole command"
+                                            : "");
           if (!o.dump_dir.empty()) {
             SafeTensors st = make_case(in, truth, {{tier, want}}, CaseContract{contract.algo, contract.norm});
             for (size_t i = 0; i < local.size(); ++i) st.put_bf16(cat("output.tier", tier, ".rank", local[i]), out[0][i]);

@@ -232,6 +232,7 @@ Status writable_file(const std::string& flag, const std::string& p) {
   std::error_code ec;
   const fs::path fp(p);
   if (fs::is_directory(fp, ec)) return LTT_USAGE(flag, " ", p, ": is a directory (give a file name)");
+  if (same_file(p, "/proc/self/exe")) return LTT_USAGE(flag, " ", p, ": is this ltt's own program: give the report another name");
   if (fs::exists(fp, ec)) {
     if (access(p.c_str(), W_OK) != 0) return LTT_USAGE(flag, " ", p, ": cannot be written: ", std::strerror(errno));
     return {};
@@ -277,7 +278,10 @@ Status not_an_input(const std::string& flag, const std::string& out, const std::
 bool same_file(const std::string& a, const std::string& b) {
   // Absolute first: weakly_canonical leaves a relative path that does not
   // exist yet as it is, so "q.json" and "$PWD/q.json" would compare unequal.
-  auto full = [](const std::string& p) {
+  // Links are followed first, a dangling one too: its target is the file a
+  // write through it creates (link.md -> r.json names r.json before it exists).
+  auto full = [](const std::string& given) {
+    const std::string p = follow_links(given);
     std::error_code ec;
     fs::path abs = fs::absolute(p, ec);
     if (ec) abs = fs::path(p);
@@ -296,6 +300,8 @@ Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& 
       const auto& [fa, a] = flag_paths[i];
       const auto& [fb, b] = flag_paths[j];
       if (a.empty() || b.empty() || own_descriptor(a) || own_descriptor(b)) continue;  // stdout may take both
+      struct stat st {};
+      if (::stat(a.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) continue;  // a device (/dev/null) too: written in place, nothing replaced
       if (same_file(a, b)) return LTT_USAGE(fa, " and ", fb, " name the same file (", a, "): give each its own");
     }
   return {};

@@ -92,6 +92,8 @@ std::string hist_str(const Hist& h) { return cat(h.bins[0], "/", h.bins[1], "/",
 
 Result<int> run_invariance(const CheckOptions& o) {
   const double wall0 = now_seconds();
+  // Before anything can refuse the run: a refused run leaves "did not finish", not an earlier report.
+  LTT_TRY(claim_json(o.json, "ltt check --invariance", o.command));
   std::vector<int> Ms = o.tokens.empty() ? std::vector<int>{1, 5, 33, 128, 129, 256, 257, 2048} : o.tokens;
   std::sort(Ms.begin(), Ms.end());
   Ms.erase(std::unique(Ms.begin(), Ms.end()), Ms.end());
@@ -113,7 +115,6 @@ Result<int> run_invariance(const CheckOptions& o) {
   if (runnable == 0)
     return LTT_USAGE("--invariance: nothing to run: no selected tier applies at any selected M (", kTier0Applies, ")");
   LTT_TRY(flags::fits_in_memory(largest, "check --invariance"));
-  LTT_TRY(claim_json(o.json, "ltt check --invariance", o.command));
   Watchdog dog(o.timeout, "process 0 of 1");
   size_t nondeterministic = 0;
   nlohmann::json jb = nlohmann::json::array(), js = nlohmann::json::array(), jt = nlohmann::json::array();

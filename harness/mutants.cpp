@@ -21,6 +21,9 @@ namespace ltt {
 
 Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& only, MPI_Comm comm) {
   const double wall0 = now_seconds();
+  // Before anything can refuse the run: a refused run (exit 2) leaves "did
+  // not finish", never an earlier run's report that every mutant was caught.
+  LTT_TRY(claim_json(o.json, "ltt mutants", o.command));
   for (const auto& n : only)
     if (!find_mutant(n)) return LTT_USAGE("mutant '", n, "' does not exist (ltt mutants --list)");
   if (o.backend == "cuda") LTT_TRY(gpu::cuda_available());
@@ -39,7 +42,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     CheckOptions c;
   };
   std::vector<Planned> plan;
-  std::string skipped;  // mutants no selected case can carry
+  std::string skipped;        // mutants no selected case can carry
+  std::string shape_skipped;  // ... of them, those whose tiers are selected but not at a T or M they act at
   nlohmann::json jskipped = nlohmann::json::array();
   std::string off_tiers;  // mutants none of whose tiers is selected (said when no mutant runs)
   for (const MutantDef& d : mutants()) {
@@ -74,7 +78,9 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
         for (int M : o.tokens.empty() ? default_tokens(1) : o.tokens)
           runnable |= validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok();
     if (!runnable) {
-      skipped += cat(skipped.empty() ? "" : "; ", d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
+      const std::string why = cat(d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
+      skipped += cat(skipped.empty() ? "" : "; ", why);
+      shape_skipped += cat(shape_skipped.empty() ? "" : "; ", why);
       jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}});
       continue;
     }
@@ -83,9 +89,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   if (plan.empty())
     return LTT_USAGE("no mutant applies to the selected tiers and shapes",
                      off_tiers.empty() ? "" : cat(" (--tier ", join(o.tiers, ","), ": ", off_tiers, ")"),
-                     skipped.empty() ? "" : cat(" (no selected case can carry ", skipped, ")"),
+                     shape_skipped.empty() ? "" : cat(" (no selected case can carry ", shape_skipped, ")"),
                      ": select their tiers with --tier and shapes they apply to with --tp and --tokens");
-  LTT_TRY(claim_json(o.json, "ltt mutants", o.command));
   std::printf("# ltt mutants: each planted bug alone in the %s backend, judged by ltt check's checks\n"
               "# cases: dims H %d L %d, T %s, M %s, dists %s, reductions %s (each mutant on the tiers it applies to)\n",
               o.backend.c_str(), o.dims.H, o.dims.L, join(o.tp, ",").c_str(), join(o.tokens, ",").c_str(),
@@ -184,8 +189,10 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   Status written;
   if (!o.json.empty()) {
     nlohmann::json j = report_head(o.command);
-    j.update({{"mutants", jm}, {"caught", n - missed}, {"of", n}, {"gate_caught", n - gate_missed}, {"not_run", jskipped},
-              {"no_effect", jno_effect}});
+    // "pass": the exit's verdict (every mutant judged was caught, and at
+    // least one was judged), so that caught == of with of 0 is no pass.
+    j.update({{"pass", n > 0 && missed == 0}, {"mutants", jm}, {"caught", n - missed}, {"of", n},
+              {"gate_caught", n - gate_missed}, {"not_run", jskipped}, {"no_effect", jno_effect}});
     written = write_text_file("--json", o.json, j.dump(2) + "\n");
   }
   // Nothing judged is no pass: with every mutant without effect, the selection showed none.

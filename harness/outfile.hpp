@@ -31,8 +31,12 @@ Status write_text_file(const std::string& flag, const std::string& path, const s
 // the earlier file can be neither replaced nor emptied.
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text);
 
-// The descriptor a path names in this process: `-` and /dev/stdout 1,
-// /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N. write_text_file writes such
+// The file a path names once its symbolic links are followed, dangling ones
+// included (the file a write there would create).
+std::string follow_links(const std::string& path);
+
+// The descriptor a path names in this process: /dev/stdin 0, `-` and
+// /dev/stdout 1, /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N. write_text_file writes such
 // a report to the descriptor itself, after what stdio holds: a report sent to
 // stdout follows the table there, whether stdout is a pipe or a file.
 std::optional<int> own_descriptor(const std::string& path);

@@ -249,8 +249,8 @@ Report::Report(const CheckOptions& o, int processes, std::string title)
               {"time", "s", 6}, {"ok", "", 4}}) {}
 
 std::string unfinished_note(const std::string& title, const std::string& command) {
-  return cat(title, " has not finished this report: the run is still going, or it ended without writing it (a hang, a "
-             "crash or an early exit: its stderr names the rank and the stage). There is no verdict here. Command: ", command);
+  return cat(title, " has not finished this report: the run is still going, or it ended without writing it (refused: "
+             "its stderr says why; a hang, a crash or an early exit: its stderr names the rank and the stage). There is no verdict here. Command: ", command);
 }
 
 Status claim_json(const std::string& path, const std::string& title, const std::string& command) {
@@ -369,7 +369,8 @@ Status Report::finish(double wall_seconds) {
   }
   // The nccl-tests footer counts elements outside their admissible sets; the
   // next line names every check that failed and in how many cases.
-  std::printf("# Out of bound values : %zu %s\n", outside, failed == 0 ? "OK" : "FAILED");
+  std::printf("# Out of bound values : %zu %s%s\n", outside, failed == 0 ? "OK" : "FAILED",
+              failed && outside == 0 ? " (every element inside its set: the run failed other checks, below)" : "");
   const std::string checks =
       join(by_check, ", ", [](const auto& ck) { return cat(ck.first, " in ", counted(ck.second, "case")); });
   // The gate's count only where some case failed: "0 of them" of no failures says nothing.

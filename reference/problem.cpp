@@ -1,6 +1,8 @@
 // Problem names, parsing, validation and tier selection.
 #include "problem.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -44,7 +46,11 @@ Result<Dims> parse_dims(const std::string& s) {
     std::string a = s.substr(0, comma), b = s.substr(comma + 1);
     long h = std::strtol(a.c_str(), &end1, 10);
     long l = std::strtol(b.c_str(), &end2, 10);
-    const bool numbers = !a.empty() && !b.empty() && *end1 == 0 && *end2 == 0 && a[0] != '-' && b[0] != '-';
+    // Digits alone, as every integer flag takes them (no sign, no space).
+    auto digits = [](const std::string& x) {
+      return !x.empty() && std::all_of(x.begin(), x.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+    };
+    const bool numbers = digits(a) && digits(b) && *end1 == 0 && *end2 == 0;
     if (numbers && h > 0 && l > 0 && h <= (1 << 20) && l <= (1 << 20))
       return Dims{static_cast<int>(h), static_cast<int>(l)};
     if (numbers && h > 0 && l > 0)  // strtol saturates past long: still too large

@@ -726,6 +726,69 @@ elif cls == "unseen":
     # (e) the watchdog's message says what to do when a run is only slow.
     r = run([ltt, "check", *base, "--inject", "hang", "--timeout", "0.5"])
     expect(r.returncode == 1 and "needs a larger --timeout" in r.stderr, "the watchdog's message names the remedy", r)
+    # (f) A dangling link to another report's file names that file: refused, the JSON not lost.
+    os.symlink("r10.json", "link10.md")
+    refused(["check", *base, "--json", "r10.json", "--markdown", "link10.md"], "name the same file")
+    expect(not os.path.exists("r10.json"), "a refused run made the dangling link's target")
+    # (g) --json /dev/stdin is the file stdin reads from: refused, never replaced.
+    open("in10.txt", "w").write("precious\n")
+    with open("in10.txt") as fin:
+        r = run([ltt, "check", *base, "--json", "/dev/stdin"], stdin=fin)
+    expect(r.returncode == 2 and "descriptor 0 is open for reading only" in r.stderr
+           and open("in10.txt").read() == "precious\n", "--json /dev/stdin: refused, stdin's file kept", r)
+    # (h) A refused run leaves "did not finish", not the earlier run's passing reports (check, --invariance, mutants).
+    r = run([ltt, "check", *base, "--json", "p10.json", "--markdown", "p10.md"])
+    expect(r.returncode == 0 and json.load(open("p10.json"))["finished"] is True, "the earlier run passes", r)
+    for bad in (["--tp", "7", "--tokens", "5"], ["--tp", "8", "--tokens", "99999999"],
+                ["--tp", "8", "--tokens", "5", "--tier", "1", "--plant", "shard-off-by-one"]):
+        r = run([ltt, "check", *SMALL, "--dist", "realistic", *bad, "--json", "p10.json", "--markdown", "p10.md"])
+        expect(r.returncode == 2 and json.load(open("p10.json"))["finished"] is False
+               and "did not finish" in open("p10.md").read() and "refused" in open("p10.md").read(),
+               f"check {' '.join(bad)} refused: the earlier reports say 'did not finish'", r)
+    r = run([ltt, "check", "--invariance", *base, "--json", "i10.json"])
+    r = run([ltt, "check", "--invariance", *SMALL, "--tp", "7", "--tokens", "5", "--json", "i10.json"])
+    expect(r.returncode == 2 and json.load(open("i10.json"))["finished"] is False, "--invariance refused: did not finish", r)
+    r = run([ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "exact", "--only", "drop-rank", "--json", "m10.json"])
+    m10 = json.load(open("m10.json")) if r.returncode == 0 else {}
+    expect(m10.get("pass") is True and m10.get("caught") == m10.get("of") == 1, "mutants' JSON says pass", r)
+    r = run([ltt, "mutants", *SMALL, "--tp", "7", "--tokens", "5", "--json", "m10.json"])
+    expect(r.returncode == 2 and json.load(open("m10.json"))["finished"] is False, "mutants refused: did not finish", r)
+    r = run([ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "exact", "--only", "eps-missing",
+             "--json", "m10.json"])
+    m10 = json.load(open("m10.json")) if os.path.exists("m10.json") else {}
+    expect(r.returncode == 2 and m10.get("pass") is False and m10.get("of") == 0,
+           "mutants with nothing judged: the JSON's pass is false", r)
+    r = refused(["mutants", *SMALL, "--tp", "8", "--tokens", "5", "--only", "tier1-own-s", "--tier", "2"],
+                "(--tier 2: tier1-own-s acts on tier 1)")
+    expect("none selected" not in r.stderr, "the refusal names the mutant's tier once", r)
+    # (i) mpirun's "A : B" with other flags per process: refused at once, not a hang, a crash or a false failure.
+    for a, b in ((["--tokens", "5"], ["--tokens", "5,33"]), (["--tokens", "5"], ["--tokens", "33"]), (["--seed", "0"], ["--seed", "1"])):
+        one = [ltt, "check", *SMALL, "--tp", "8", "--tier", "1", "--dist", "realistic", "--timeout", "10"]
+        r = run(MPI + ["-np", "1", *one, *a, ":", "-np", "1", *one, *b], timeout=90)
+        expect(r.returncode == 2 and "was given another command line than process 0" in r.stderr,
+               f"mpirun A : B ({a} vs {b}): refused", r)
+    # (j) A report that names ltt's own program is refused; the program kept.
+    shutil.copy(ltt, "ltt10")
+    before = sha("ltt10")
+    r = run([os.path.abspath("ltt10"), "check", *base, "--json", "ltt10"])
+    expect(r.returncode == 2 and "is this ltt's own program" in r.stderr and sha("ltt10") == before,
+           "a report naming the program: refused", r)
+    # (k) --dims takes digits alone, as every integer flag.
+    for d in (" 256,128", "+256,128", "256,+128"):
+        refused(["check", "--dims", d, "--tp", "8", "--tokens", "5"], "not understood")
+    # (l) tier 0's reproduce line after earlier tier-0 cases says that those may be needed.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "0", "--dist", "realistic,exact",
+             "--mutant", "lamport-stale"])
+    repro = [ln for ln in r.stdout.splitlines() if "reproduce:" in ln]
+    expect(r.returncode == 1 and repro and all("--dist exact" in ln and "Lamport buffers carry over" in ln for ln in repro),
+           "lamport-stale fails the case after the first: its reproduce line says the earlier cases may be needed", r)
+    # (m) Two reports to /dev/null: nothing is replaced, so both may go there.
+    r = run([ltt, "check", *base, "--json", "/dev/null", "--markdown", "/dev/null"])
+    expect(r.returncode == 0, "--json and --markdown both /dev/null", r)
+    # (n) A run that failed only the ranks check says its elements were all inside their sets.
+    r = run([ltt, "check", *base, "--plant", "rank-differs"])
+    expect(r.returncode == 1 and "Out of bound values : 0 FAILED (every element inside its set" in r.stdout,
+           "the out-of-bound line on a ranks-only failure", r)
 else:
     sys.exit(f"unknown class {cls}")
 

@@ -155,7 +155,8 @@ TEST_CASE("problem: parse_dims") {
   }
   CHECK(kDimsK3.H == 7168);
   CHECK(kDimsK3.L == 3584);
-  for (const char* s : {"abc", "1024", "0,5", "-1,5", "12,x", "5,0", ",", "", "K3", "1024,512,8"}) {
+  for (const char* s : {"abc", "1024", "0,5", "-1,5", "12,x", "5,0", ",", "", "K3", "1024,512,8", " 256,128", "+256,128",
+                        "256, 128", "256,+128", "256,128 "}) {  // digits alone, as every integer flag takes them
     CAPTURE(s);
     const Result<Dims> r = parse_dims(s);
     REQUIRE_FALSE(r.ok());
