@@ -8,12 +8,19 @@
 namespace ltt {
 
 
+namespace {
+constexpr uint64_t kFnvStart = 1469598103934665603ull, kFnvPrime = 1099511628211ull;
+}  // namespace
+
 uint64_t fnv1a(const MatrixB& m) {
-  uint64_t h = 1469598103934665603ull;
-  for (bf16 b : m.v) {
-    h ^= b.bits;
-    h *= 1099511628211ull;
-  }
+  uint64_t h = kFnvStart;
+  for (bf16 b : m.v) h = (h ^ b.bits) * kFnvPrime;
+  return h;
+}
+
+uint64_t fnv1a(std::string_view bytes) {
+  uint64_t h = kFnvStart;
+  for (unsigned char c : bytes) h = (h ^ c) * kFnvPrime;
   return h;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "comm.hpp"
@@ -14,6 +15,7 @@ namespace ltt {
 constexpr uint16_t kPoison = 0x7fa5;  // a NaN no arithmetic produces (quiet NaNs come out as 0x7fc0)
 
 uint64_t fnv1a(const MatrixB& m);
+uint64_t fnv1a(std::string_view bytes);
 
 // Every rank's partials when `all` (process 0 holds the reference), else only
 // the local ranks'; g and W from `weights` when given.

@@ -103,18 +103,18 @@ Status shared_by_root(const Status& s, bool root, int P, MPI_Comm comm) {
   return s;
 }
 
-// Refused unless every process was given the same command line (compared
-// by a hash: FNV-1a over its bytes), naming the first process that differs.
+// Refused unless every process was given the same arguments (argv[0] aside:
+// one program may be named two ways), compared by a hash (fnv1a over their
+// bytes), naming the first process that differs.
 Status same_command(const std::string& command, int P, MPI_Comm comm) {
   if (P == 1) return {};
-  unsigned long long h = 14695981039346656037ull;
-  for (unsigned char c : command) h = (h ^ c) * 1099511628211ull;
+  unsigned long long h = fnv1a(command);
   std::vector<unsigned long long> all(static_cast<size_t>(P));
   MPI_Allgather(&h, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG, comm);
   for (int q = 1; q < P; ++q)
     if (all[static_cast<size_t>(q)] != all[0])
       return LTT_USAGE("process ", q, " of ", P, " was given another command line than process 0: every process must run "
-                       "the same ltt check (one mpirun command, not 'A : B'); this process's: ", command);
+                       "the same ltt check (one mpirun command, not 'A : B'); this process's arguments: ", command);
   return {};
 }
 
@@ -147,21 +147,28 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   MPI_Comm_size(comm, &P);
   const bool root = pid == 0;
   const double wall0 = now_seconds();
+  // Timed from the first collective: a process that never comes to it (one
+  // given another subcommand) is a wait --timeout ends, naming it.
+  Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   // Every process must run one command: processes given other flags
   // (mpirun's "A : B") would meet in different collectives, hang or corrupt
   // memory, or fail the ranks check for a launch mistake. The first
-  // collective of the run compares them.
-  LTT_TRY(same_command(o.command, P, comm));
+  // collective of the run compares them; its refusal comes after the claim.
+  watchdog_stage("comparing the processes' command lines (the first collective)");
+  const Status one_command = same_command(o.command_args, P, comm);
   // Before anything can refuse the run: a run refused (exit 2) leaves "did
   // not finish", never an earlier run's passing report. A claim that fails
   // ends every process (the others would wait in the next collective), said
   // by process 0 alone.
   Report report(o, P);
   {
+    watchdog_stage("writing the reports' notes that the run has not finished", 120);
     Status claimed;
     if (root && !o.quiet && !o.plan_only) claimed = report.claim();
     LTT_TRY(shared_by_root(claimed, root, P, comm));
   }
+  LTT_TRY(one_command);
+  watchdog_own_work("checking the flags and shapes");
 
   const bool cuda = o.backend == "cuda";
   if (!cuda && o.backend != "cpu") return LTT_USAGE("--backend '", o.backend, "': use cpu or cuda");
@@ -174,13 +181,16 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     return LTT_USAGE("--peer-memory ", o.peer_memory, " is where sibling processes' buffers live: it needs --backend cuda "
                      "under mpirun -np 2 or more (one process per GPU)");
   // The defaults, named where they choose nothing, would be taken for a choice made.
-  const char* where = !cuda ? "the cpu backend's processes use MPI" : "one process runs the T ranks as fake ranks";
-  if (o.transport_given && o.transport == "ipc" && (!cuda || P == 1))
-    return LTT_USAGE("--transport ipc chooses the collectives between processes of --backend cuda under mpirun; here ", where,
-                     ", so it would do nothing: drop it");
-  if (o.peer_memory_given && o.peer_memory == "cuda-ipc" && (!cuda || P == 1))
-    return LTT_USAGE("--peer-memory cuda-ipc chooses where sibling processes' buffers live under mpirun with --backend cuda; "
-                     "here ", where, ", so it would do nothing: drop it");
+  if (!cuda || P == 1) {
+    const char* where = !cuda ? "the cpu backend's processes use MPI" : "one process runs the T ranks as fake ranks";
+    for (const auto& [given, flag, what] :
+         {std::tuple{o.transport_given && o.transport == "ipc", "--transport ipc", "the collectives between processes"},
+          std::tuple{o.peer_memory_given && o.peer_memory == "cuda-ipc", "--peer-memory cuda-ipc",
+                     "where sibling processes' buffers live"}})  // the others are refused above or below, by name
+      if (given)
+        return LTT_USAGE(flag, " chooses ", what, " of --backend cuda under mpirun; here ", where,
+                         ", so it would do nothing: drop it");
+  }
   gpu::Peers peers;
   if (cuda) {
     LTT_TRY(gpu::cuda_available());
@@ -311,7 +321,6 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (root && !o.quiet) skipped.say(o.caller.c_str());
   if (o.plan_only) return 0;
 
-  Watchdog dog(o.timeout, P == 1 ? std::string("process 0 of 1 (fake ranks)") : cat("process ", pid, " of ", P));
   for (const auto& line : skipped.lines()) report.note(line);  // said on stderr above; kept in the reports
   if (root && !o.quiet) report.header();
   // Fake ranks keep one communicator per T for the whole run, as a real

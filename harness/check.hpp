@@ -45,6 +45,9 @@ struct CheckOptions {
   // Whether the command line gave them: given where they choose nothing (the
   // cpu backend, or one process) they are refused, not ignored.
   bool transport_given = false, peer_memory_given = false;
+  // The command line's arguments after the program's name: under mpirun
+  // every process must have the same.
+  std::string command_args;
   std::optional<Algo> algo;  // the backend's reduction algorithm; default: each tier's declared one
   std::string json, markdown, dump_dir;
   std::string html;       // a self-contained HTML report (heatmaps of the failing cases)

@@ -527,8 +527,9 @@ int run_ltt(int argc, char** argv) {
     return 2;
   }
 
-  std::string command;
+  std::string command, command_args;
   for (int i = 0; i < argc; ++i) command += (i ? " " : "") + ltt::shell_word(argv[i]);  // as a shell would take it back
+  for (int i = 1; i < argc; ++i) command_args += (i > 1 ? " " : "") + ltt::shell_word(argv[i]);
 
   try {
     if (golden->parsed()) {
@@ -692,6 +693,7 @@ int run_ltt(int argc, char** argv) {
     if (check->parsed()) {
       if (ck.html_all && ck.html.empty() && !ck_invariance) return fail(LTT_USAGE("--html-all draws every case in the --html report: give --html FILE too"));
       ck.command = command;
+      ck.command_args = command_args;
       ck.transport_given = check->count("--transport") > 0;
       ck.peer_memory_given = check->count("--peer-memory") > 0;
       if (ck.plant == "hang") {  // the older spelling of --inject hang --inject-rank 1
@@ -705,7 +707,8 @@ int run_ltt(int argc, char** argv) {
       if (ck_invariance) {
         // --invariance runs the cpu backend's fake ranks and writes one JSON: the rest would be ignored.
         for (const char* f : {"--backend", "--markdown", "--dump-dir", "--timeout", "--ulp-max", "--ulp-frac", "--variant",
-                              "--mutant", "--plant", "--inject", "--inject-rank", "--html", "--html-all", "--gemm-algos"})
+                              "--mutant", "--plant", "--inject", "--inject-rank", "--html", "--html-all", "--gemm-algos",
+                              "--transport", "--peer-memory"})
           if (check->count(f)) return fail(LTT_USAGE("check --invariance does not use ", f, ": drop it, or run check without --invariance"));
       }
       for (const auto& [f, p] : {std::pair{"--json", ck.json}, std::pair{"--markdown", ck.markdown}, std::pair{"--html", ck.html}})

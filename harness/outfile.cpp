@@ -33,8 +33,9 @@ bool write_all(int fd, const std::string& text) {
 
 // In place: for what must not be renamed over (a device, a FIFO, a file with
 // other hard links) and where no temporary can be made beside the target.
-Status write_in_place(const std::string& flag, const std::string& shown, const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+Status write_in_place(const std::string& flag, const std::string& shown, const std::string& path, const std::string& text,
+                      bool create = true) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
   if (fd < 0) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(errno));
   bool ok = write_all(fd, text);
   int err = errno;
@@ -42,7 +43,11 @@ Status write_in_place(const std::string& flag, const std::string& shown, const s
     ok = false;
     err = errno;
   }
-  if (!ok) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err));
+  if (!ok) {
+    Error e = LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err));
+    e.os_errno = err;
+    return e;
+  }
   return {};
 }
 
@@ -54,9 +59,19 @@ std::string resolve(const std::string& given) {
   for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
     const fs::path to = fs::read_symlink(p, ec);
     if (ec) break;
-    p = to.is_absolute() ? to : p.parent_path() / to;
+    if (to.is_absolute()) {
+      p = to;
+      continue;
+    }
+    // A relative target is relative to the link's directory as the kernel
+    // finds it: "d/l -> ../r.json" with d a link to x/y is x/r.json, not
+    // ./r.json, so the parent is made canonical and ".." left to the kernel.
+    const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    const fs::path base = fs::canonical(parent, ec);
+    p = (ec ? parent : base) / to;
+    ec.clear();
   }
-  return p.lexically_normal().string();
+  return p.string();
 }
 
 }  // namespace
@@ -92,6 +107,10 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     tmp = cat(path, ".tmp.", ::getpid(), attempt ? cat(".", attempt) : std::string());
+    // A name near the file system's limit (255 bytes) leaves no room for the
+    // suffix: the temporary then takes a short name beside it.
+    if (fs::path(tmp).filename().string().size() > 255)
+      tmp = (fs::path(path).parent_path() / cat(".ltt.tmp.", ::getpid(), attempt ? cat(".", attempt) : std::string())).string();
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -112,7 +131,10 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
   if (!ok) {
     ::unlink(tmp.c_str());
-    return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(err), " (what the file held before this write, if anything, is left as it was)");
+    Error e = LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(err),
+                        " (what the file held before this write, if anything, is left as it was)");
+    e.os_errno = err;
+    return e;
   }
   return {};
 }
@@ -153,7 +175,10 @@ Status mark_unfinished(const std::string& flag, const std::string& path, const s
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) return {};
   Status s = write_text_file(flag, path, text);
-  if (s.ok()) return s;
+  // Only a full disk (or quota, or a file-size limit) is met so: any other
+  // failure (a name too long, a rename refused) would fail the report's own
+  // write at the end too, so it refuses the run now.
+  if (s.ok() || (s.error().os_errno != ENOSPC && s.error().os_errno != EDQUOT && s.error().os_errno != EFBIG)) return s;
   // The note could not be written whole (a full disk): what matters is that
   // no earlier report stays to be read as this run's, so the earlier file is
   // emptied where it stands (freeing its blocks needs no new ones) and the
@@ -163,10 +188,9 @@ Status mark_unfinished(const std::string& flag, const std::string& path, const s
   std::string why = s.error().message;
   if (const size_t kept = why.find(" (what the file held"); kept != std::string::npos) why.resize(kept);
   if (exists) {
-    const int fd = ::open(resolve(path).c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) return s;
-    const bool noted = write_all(fd, text);
-    ::close(fd);
+    // The path itself, links followed by the kernel: the file stat() saw.
+    const bool noted = write_in_place(flag, path, path, text, false).ok();
+    if (!noted && ::truncate(path.c_str(), 0) != 0) return s;
     std::fprintf(stderr, "ltt: %s (the note that the run has not finished); the earlier file was emptied%s; the report is "
                  "tried again at the end\n", why.c_str(), noted ? " and the note written into it" : "");
   } else {

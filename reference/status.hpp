@@ -24,6 +24,7 @@ struct Error {
   const char* file = "";
   int line = 0;
   int rank = -1;  // TP rank the error arose on, -1 when not rank-specific
+  int os_errno = 0;  // the OS's errno where an OS call failed (a write: ENOSPC), else 0
 
   // "rank 3: message (reference/x.cpp:12)"
   std::string describe() const;

@@ -746,6 +746,7 @@ elif cls == "unseen":
                and "did not finish" in open("p10.md").read() and "refused" in open("p10.md").read(),
                f"check {' '.join(bad)} refused: the earlier reports say 'did not finish'", r)
     r = run([ltt, "check", "--invariance", *base, "--json", "i10.json"])
+    expect(r.returncode == 0 and json.load(open("i10.json"))["finished"] is True, "the earlier --invariance run", r)
     r = run([ltt, "check", "--invariance", *SMALL, "--tp", "7", "--tokens", "5", "--json", "i10.json"])
     expect(r.returncode == 2 and json.load(open("i10.json"))["finished"] is False, "--invariance refused: did not finish", r)
     r = run([ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "exact", "--only", "drop-rank", "--json", "m10.json"])
@@ -762,11 +763,21 @@ elif cls == "unseen":
                 "(--tier 2: tier1-own-s acts on tier 1)")
     expect("none selected" not in r.stderr, "the refusal names the mutant's tier once", r)
     # (i) mpirun's "A : B" with other flags per process: refused at once, not a hang, a crash or a false failure.
+    one = ["check", *SMALL, "--tp", "8", "--tier", "1", "--dist", "realistic", "--timeout", "10", "--json", "ab10.json"]
     for a, b in ((["--tokens", "5"], ["--tokens", "5,33"]), (["--tokens", "5"], ["--tokens", "33"]), (["--seed", "0"], ["--seed", "1"])):
-        one = [ltt, "check", *SMALL, "--tp", "8", "--tier", "1", "--dist", "realistic", "--timeout", "10"]
-        r = run(MPI + ["-np", "1", *one, *a, ":", "-np", "1", *one, *b], timeout=90)
-        expect(r.returncode == 2 and "was given another command line than process 0" in r.stderr,
-               f"mpirun A : B ({a} vs {b}): refused", r)
+        open("ab10.json", "w").write('{"finished": true, "earlier": "pass"}')
+        r = run(MPI + ["-np", "1", ltt, *one, *a, ":", "-np", "1", ltt, *one, *b], timeout=90)
+        expect(r.returncode == 2 and "was given another command line than process 0" in r.stderr
+               and json.load(open("ab10.json"))["finished"] is False, f"mpirun A : B ({a} vs {b}): refused, did not finish", r)
+    # The same arguments to one program named two ways (argv[0] differs) are one command.
+    r = run(MPI + ["-np", "1", ltt, *one, "--tokens", "5", ":", "-np", "1", os.path.relpath(ltt), *one, "--tokens", "5"],
+            timeout=90)
+    expect(r.returncode == 0, "mpirun with the program named two ways, the same arguments: runs", r)
+    # A process that never comes to the first collective (another subcommand) is named by --timeout, not a hang.
+    r = run(MPI + ["-np", "1", ltt, *one, "--tokens", "5", ":", "-np", "1", ltt, "check", "--invariance", *SMALL,
+                   "--tp", "8", "--tokens", "5"], timeout=90)
+    expect(r.returncode not in (0, -9) and r.seconds < 60 and "comparing the processes' command lines" in r.stderr,
+           "mpirun A : B where B never comes to the first collective: ended by --timeout, named", r)
     # (j) A report that names ltt's own program is refused; the program kept.
     shutil.copy(ltt, "ltt10")
     before = sha("ltt10")
@@ -782,6 +793,22 @@ elif cls == "unseen":
     repro = [ln for ln in r.stdout.splitlines() if "reproduce:" in ln]
     expect(r.returncode == 1 and repro and all("--dist exact" in ln and "Lamport buffers carry over" in ln for ln in repro),
            "lamport-stale fails the case after the first: its reproduce line says the earlier cases may be needed", r)
+    # (l2) A relative link in a linked directory is followed as the kernel does: d/l -> ../r.json with d -> x/y
+    # names x/r.json, never ./r.json (which a textual '..' gave).
+    os.makedirs("x10/y")
+    os.symlink("x10/y", "d10")
+    os.symlink("../r10b.json", "x10/y/l")
+    open("r10b.json", "w").write("keep\n")
+    r = run([ltt, "check", *base, "--json", "d10/l"])
+    expect(r.returncode == 0 and open("r10b.json").read() == "keep\n"
+           and json.load(open("x10/r10b.json"))["finished"] is True, "a relative link in a linked directory", r)
+    # (l3) A report whose name is near the file system's limit: its temporary takes a short name, and the
+    # report is written (the temporary's name was too long: the run went on to lose its report).
+    long = "L" * 250 + ".json"
+    r = run([ltt, "check", *base, "--json", long])
+    expect(r.returncode == 0 and json.load(open(long))["finished"] is True and not [x for x in os.listdir(".") if ".tmp." in x],
+           "a report named near the 255-byte limit is written, no temporary left", r)
+    refused(["check", "--invariance", *base, "--transport", "nccl"], "check --invariance does not use --transport")
     # (m) Two reports to /dev/null: nothing is replaced, so both may go there.
     r = run([ltt, "check", *base, "--json", "/dev/null", "--markdown", "/dev/null"])
     expect(r.returncode == 0, "--json and --markdown both /dev/null", r)
