@@ -567,7 +567,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                           member_run.gemm_algo >= 0 ? cat(" --gemm-algos ", member_run.gemm_algo) : std::string(),
                           o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
                           o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string(),
-                          after_tier0_cases ? "  # tier 0 ran other cases at this T before it in this process, and its "
+                          after_tier0_cases ? "  # tier 0 ran other cases before it in this process, and its "
                                               "Lamport buffers carry over: if this passes alone, rerun the whole command"
                                             : "");
           if (!o.dump_dir.empty()) {
