@@ -262,7 +262,7 @@ Result<int> run_verify(const VerifyOptions& o) {
                            n, " of ", want.v.size(), " elements lie outside their admissible sets, the first at [",
                            first / c.in.p.H, ", ", first % c.in.p.H, "] (", to_double(want.v[static_cast<size_t>(first)]),
                            " in the file, the set [", adm.lo.data()[first], ", ", adm.hi.data()[first],
-                           "]): the file was edited or made by another ltt", edited_inputs(c.in),
+                           "]): the file was edited or made by another ltt", unlike,
                            "; make it again with ltt golden (ltt regress DIR checks a golden set)");
       } else {  // an output of a tier the case file does not cover: judged against a fresh emulated reference
         auto y = ref.emulated(tier, contract);
