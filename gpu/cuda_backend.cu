@@ -403,11 +403,16 @@ Status GpuCase::load(int t, const Contract& contract, const Inputs& in, int faul
   LTT_TRY(attach_peer_memory(lay));
   c.device_fences = lay.multi() && rt.device_fences;
   c.transport = transport;
-  if (transport == Transport::nccl && t != 0) {
+  if (transport == Transport::nccl) {
     if (!lay.multi() || lay.hi - lay.lo != 1)
       return LTT_USAGE("--transport nccl runs one rank per process: mpirun -np T with T = --tp (here T = ", p.T,
                        " over ", procs, " process(es))");
+    // Set up at the first case, tier 0's too (which runs over peer memory
+    // whatever the transport): a placement NCCL refuses (processes sharing
+    // a GPU) is refused before any case has run, not after tier 0's.
     LTT_TRY(rt.init_nccl(*peers));
+  }
+  if (transport == Transport::nccl && t != 0) {
     c.nccl = rt.nccl;
   } else {
     c.transport = Transport::ipc;  // tier 0's fused collective always works over peer memory

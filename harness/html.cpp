@@ -112,7 +112,8 @@ Status save(const std::string& path, const std::string& page) { return write_tex
 }  // namespace
 
 Status write_html(const std::string& path, const std::string& title, const std::string& command,
-                  const std::vector<CaseResult>& results, const std::vector<std::string>& notes, double wall_seconds) {
+                  const std::vector<CaseResult>& results, const std::vector<std::string>& notes,
+                  const std::string& verdict_also, double wall_seconds) {
   size_t failed = 0;
   for (const auto& r : results) failed += r.ok ? 0 : 1;
   std::string h = "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title) + "</title>" + kStyle +
@@ -121,8 +122,8 @@ Status write_html(const std::string& path, const std::string& title, const std::
            " failed, ", fmt("%.1f", wall_seconds), " s. Command: <code>", esc(command), "</code></p>\n");
   for (const auto& n : notes) h += "<p class='note'>" + esc(n) + "</p>\n";
   h += "<p class='legend'>The verdict: every element inside its admissible set (the bf16 values some correct member of the "
-       "tier's family can produce), every rank equal, a rerun equal, nothing unwritten, not all zero. Heatmaps below for "
-       "each failing case.</p>\n";
+       "tier's family can produce), every rank equal, a rerun equal, nothing unwritten, not all zero" +
+       esc(verdict_also) + ". Heatmaps below for each failing case.</p>\n";
   // The table's columns, and the outputs given where verify says which (a directory's case file).
   const bool outputs = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
   h += cat("<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"

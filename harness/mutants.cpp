@@ -72,11 +72,18 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     c.tp.clear();
     for (int T : o.tp)
       if (T >= d.min_tp) c.tp.push_back(T);
-    bool runnable = false;
-    for (int tier : c.tiers)
+    // The tiers with a selected case to carry the mutant: the table's tiers
+    // column names only those (tier 0 at T 1 is no case of it).
+    std::vector<int> carried;
+    for (int tier : c.tiers) {
+      bool any = false;
       for (int T : c.tp)
         for (int M : o.tokens.empty() ? default_tokens(1) : o.tokens)
-          runnable |= validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok();
+          any |= validate_for_tier(make_problem(o.dims, T, M, Dist::realistic, o.seed, o.eps), tier).ok();
+      if (any) carried.push_back(tier);
+    }
+    const bool runnable = !carried.empty();
+    if (runnable) c.tiers = carried;
     if (!runnable) {
       const std::string why = cat(d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
       skipped += cat(skipped.empty() ? "" : "; ", why);

@@ -117,8 +117,14 @@ Status write_text_file(const std::string& flag, const std::string& given, const 
   if (fd < 0) {
     // No temporary can be made in the target's directory (it is not
     // writable, or read-only): the file itself may still be; write it there.
-    if (exists && (errno == EACCES || errno == EPERM || errno == EROFS)) return write_in_place(flag, given, path, text);
-    return LTT_USAGE("cannot write ", flag, " ", given, ": ", std::strerror(errno));
+    const int err = errno;
+    if (exists && (err == EACCES || err == EPERM || err == EROFS)) return write_in_place(flag, given, path, text);
+    // The reason is the temporary's (a file system that makes no new files,
+    // such as /proc, says ENOENT of a file that exists): it is named.
+    Error e = LTT_USAGE("cannot write ", flag, " ", given, ": no temporary file can be made beside it (", tmp, ": ",
+                        std::strerror(err), "); give a path in a directory you can write");
+    e.os_errno = err;
+    return e;
   }
   bool ok = true;
   int err = 0;

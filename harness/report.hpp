@@ -163,6 +163,10 @@ void heat_rank_diff(CaseResult& r, const MatD& y, const MatD& other);
 // __metadata__ of a case file (DESIGN.md section 6).
 std::map<std::string, std::string> case_metadata(const Problem& p, const std::vector<int>& tiers, const Contract& c);
 
+// What the verdict requires beyond the contract, for every report's verdict
+// line: ", and (--ulp-max/--ulp-frac) within ..." when either is given, else "".
+std::string strict_gate_clause(const CheckOptions& o);
+
 // The placeholder a report file holds while its run is on (mark_unfinished):
 // the note, and the JSON {"ltt_version", "command", "finished": false, "note"}
 // (no "cases", no "summary": a reader cannot take it for a verdict).

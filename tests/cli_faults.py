@@ -177,6 +177,9 @@ elif cls == "outputs":
     # An output path that cannot be written is found before the work: nothing runs.
     r = refused(["check", *SMALL, "--json", "no/such/dir/r.json"], "the directory no/such/dir does not exist")
     expect(r.stdout == "", "check printed a report before refusing its --json", r)
+    if os.path.isfile("/proc/version"):  # a file that exists where no file can be made: the reason is the temporary's
+        r = refused(["check", *SMALL, "--json", "/proc/version"], "no temporary file can be made beside it (/proc/version.tmp.")
+        expect(r.stdout == "", "check printed a report before refusing --json /proc/version", r)
     r = refused(["selftest", *SMALL, "--tp", "8,7"], "not divisible by T = 7")
     expect(r.stdout == "", "selftest --tp 8,7 printed rows before its exit 2", r)
     refused(["golden", "--out", "gout", *SMALL, "--tp", "3"], "not divisible by T = 3")
@@ -374,6 +377,10 @@ elif cls == "robust":
     expect(r.returncode == 0 and "not run, no selected case can carry them" in r.stdout and "drop-rank (a bug only at T >= 2)"
            in r.stdout and "MISSED" not in r.stdout and "crashed" not in r.stderr and "drop-rank" in nr and len(nr) == 9,
            f"mutants at T 1: the T >= 2 ones skipped, and listed in the JSON ({nr})", r)
+    tiers = {x["mutant"]: x["tiers"] for x in json.load(open("mt1.json"))["mutants"]} if r.returncode == 0 else {}
+    expect(tiers.get("double-rank") == [1, 2, 3, 4] and tiers.get("shard-offset") == [2]
+           and all(0 not in t for t in tiers.values()),
+           f"mutants at T 1: the tiers named are those run, not tier 0 (no case at T 1): {tiers}", r)
     r = run([ltt, "mutants", *SMALL, "--tokens", "5", "--dist", "realistic", "--tp", "2"])
     expect(r.returncode == 0 and "lamport-neg-zero shows only on inputs that hold -0" in r.stdout
            and "lamport-stale shows only on tier-0 cases of one shape whose data differ" in r.stdout
@@ -816,6 +823,16 @@ elif cls == "unseen":
     r = run([ltt, "check", *base, "--plant", "rank-differs"])
     expect(r.returncode == 1 and "Out of bound values : 0 FAILED (every element inside its set" in r.stdout,
            "the out-of-bound line on a ranks-only failure", r)
+    # 11. Found by the thirty-first session.
+    # (a) Every report's verdict line names what --ulp-max and --ulp-frac add to it, not the terminal's alone.
+    r = run([ltt, "check", *base, "--ulp-max", "1", "--ulp-frac", "0.5", "--markdown", "u11.md", "--html", "u11.html"])
+    clause = (", and (--ulp-max) every element within 1 ULP of the emulated reference, and (--ulp-frac) at most 50% of the"
+              " elements differing from the emulated reference.")
+    expect(r.returncode == 0 and clause in r.stdout and clause in open("u11.md").read() and clause in open("u11.html").read(),
+           "the terminal's, the Markdown's and the HTML's verdict lines name the --ulp gates", r)
+    r = run([ltt, "check", *base, "--markdown", "u11.md", "--html", "u11.html"])
+    expect(r.returncode == 0 and "--ulp" not in open("u11.md").read() and "--ulp" not in open("u11.html").read(),
+           "without them, no report names them", r)
 else:
     sys.exit(f"unknown class {cls}")
 
