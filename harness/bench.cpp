@@ -16,6 +16,7 @@
 #include "gpu/device.hpp"
 #include "shard_plan.hpp"
 #include "inputs.hpp"
+#include "jsononce.hpp"
 #include "outfile.hpp"
 #include "peers_mpi.hpp"
 #include "simulate.hpp"
@@ -356,11 +357,12 @@ Result<int> run_bench(const BenchOptions& o) {
   const nlohmann::json doc{{"command", o.command}, {"device", gpu::device_info().description}, {"copy_GBps", GBps},
                            {"reps", o.reps}, {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}};
   if (!o.json.empty()) {
-    LTT_TRY(write_text_file("--json", o.json, doc.dump(2) + "\n"));
+    LTT_TRY(write_text_file("--json", o.json, json_text(doc)));
   }
   if (!o.machine_out.empty()) {  // the calibration ltt simulate reads
     auto m = fit_machine(doc);
     if (!m.ok()) return m.error();
+    LTT_TRY(fit_reproduces(*m, doc, "its bench figures"));
     LTT_TRY(save_machine(*m, o.machine_out));
     std::printf("# calibration written to %s (ltt simulate --machine %s)\n", o.machine_out.c_str(), o.machine_out.c_str());
   }
@@ -482,7 +484,7 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
                              {"own_gpus", info->own_gpus}, {"device_fences", info->device_fences}, {"reps", o.reps},
                              {"peer_memory", o.peer_memory},
                              {"dims", {o.dims.H, o.dims.L}}, {"rows", rows}, {"allreduce", bws}, {"crossover", cross}};
-    LTT_TRY(write_text_file("--json", o.json, doc.dump(2) + "\n"));
+    LTT_TRY(write_text_file("--json", o.json, json_text(doc)));
   }
   return 0;
 }

@@ -20,9 +20,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "flags.hpp"
 #include "html.hpp"
+#include "jsononce.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "outfile.hpp"
@@ -108,7 +110,12 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
                      err == ENOENT ? " (is this a golden set's directory? ltt golden --out DIR makes one)" : "");
   }
   try {
-    nlohmann::json j = nlohmann::json::parse(f);
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string problem;
+    nlohmann::json j = parse_json_once(text.str(), problem);
+    if (!problem.empty())
+      return LTT_USAGE(path, ": not a manifest: ", problem, ": correct it, or write the set again with ltt golden");
     if (!j.is_object() || !j.contains("files") || !j["files"].is_array())
       return LTT_USAGE(path, ": not a manifest (an object with a 'files' array)");
     for (const auto& [k, v] : j.items())
@@ -493,7 +500,7 @@ Result<int> run_golden(const GoldenOptions& o) {
     else
       files.push_back(entry);
     std::sort(files.begin(), files.end(), [](const auto& x, const auto& y) { return x["file"] < y["file"]; });
-    const std::string text = manifest->dump(2) + "\n";
+    const std::string text = json_text(*manifest);
     {
       HoldSignals hold;
       const std::string path = cat(o.out, "/", s.file);

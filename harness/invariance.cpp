@@ -13,6 +13,7 @@
 
 #include "backend.hpp"
 #include "compare.hpp"
+#include "jsononce.hpp"
 #include "outfile.hpp"
 #include "reference.hpp"
 #include "table.hpp"
@@ -280,7 +281,7 @@ Result<int> run_invariance(const CheckOptions& o) {
     nlohmann::json j = report_head(o.command);
     j.update({{"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}, {"tp_not_compared", tp_skipped},
                                 {"selection_switch_not_compared", switch_skipped}}}, {"nondeterministic_runs", nondeterministic}});
-    LTT_TRY(write_text_file("--json", o.json, j.dump(2) + "\n"));
+    LTT_TRY(write_text_file("--json", o.json, json_text(j)));
   }
   return nondeterministic == 0 ? 0 : 1;
 }

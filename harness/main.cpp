@@ -474,7 +474,7 @@ int run_ltt(int argc, char** argv) {
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ring", "tree", "one-shot"}); },
       "how tiers 1-4 reduce across GPUs: ring (NCCL's), tree, or one-shot over peer memory")->default_str("ring")->type_name("NAME");
   int gpus_per_node = 0;
-  add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, 1024); },
+  add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, ltt::kMaxGpusPerNode); },
       "what-if: GPUs per node (T above it spans nodes: the network joins the collectives)");
 
   // The subcommand argv[1] names, if any.
@@ -606,17 +606,11 @@ int run_ltt(int argc, char** argv) {
         if (auto s = flags::not_an_input("--machine-out", so_machine_out, fit_files); !s.ok()) return fail(s.error());
         // The first file fits the machine; the others (other T) add their shard GEMMs.
         std::optional<ltt::Machine> m;
+        std::vector<std::pair<std::string, nlohmann::json>> fit_docs;  // each file, for the fit's check against it
         for (const std::string& file : fit_files) {
-          if (auto s = ltt::regular_file_to_read(file, true); !s.ok())
-            return fail(LTT_USAGE("--fit ", s.error().message, " (ltt bench --json)"));
-          std::ifstream f(file);
-          if (!f) return fail(LTT_USAGE("--fit ", file, ": cannot read it: ", std::strerror(errno)));
-          nlohmann::json b;
-          try {
-            b = nlohmann::json::parse(f);
-          } catch (const std::exception& e) {
-            return fail(LTT_USAGE("--fit ", file, ": not JSON: ", ltt::json_reason(e)));
-          }
+          auto read = ltt::read_bench_json(file, "--fit");
+          if (!read.ok()) return fail(read.error());
+          nlohmann::json b = std::move(*read);
           auto named = [&file](ltt::Error e) {  // which of the files it was
             e.message = ltt::cat("--fit ", file, ": ", e.message);
             return e;
@@ -628,9 +622,13 @@ int run_ltt(int argc, char** argv) {
           } else if (auto s = ltt::add_shard_gemms(*m, b); !s.ok()) {
             return fail(named(s.error()));
           }
+          fit_docs.emplace_back(file, std::move(b));
         }
+        for (const auto& [file, b] : fit_docs)
+          if (auto s = ltt::fit_reproduces(*m, b, file); !s.ok()) return fail(LTT_USAGE("--fit: ", s.error().message));
         if (auto s = ltt::save_machine(*m, so_machine_out); !s.ok()) return fail(s.error());
-        std::printf("# fitted %s from %s\n", so_machine_out.c_str(), so_fit.c_str());
+        std::printf("# fitted %s from %s (it predicts every tier row of %s within 25%%)\n", so_machine_out.c_str(), so_fit.c_str(),
+                    fit_files.size() == 1 ? "it" : "each");
         return 0;
       }
       if (!so.machine.empty()) {
@@ -750,6 +748,13 @@ int run_ltt(int argc, char** argv) {
     std::fflush(stdout);
     std::fprintf(stderr, "ltt: out of memory (std::bad_alloc): the run needs more memory than this machine gave it: "
                          "use fewer tokens (--tokens), smaller dims or a smaller --tp\n");
+    return 2;
+  } catch (const std::exception& e) {
+    // Errors are values everywhere; an exception here is a bug of ltt's: said,
+    // never an abort (which would lose the exit code's verdict class).
+    std::fflush(stdout);
+    std::fprintf(stderr, "ltt: internal error (an exception escaped: %s); this is a bug in ltt: please report it with the "
+                         "command line\n", e.what());
     return 2;
   }
   return 2;

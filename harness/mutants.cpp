@@ -13,6 +13,7 @@
 
 #include "cuda_backend.hpp"
 #include "member.hpp"
+#include "jsononce.hpp"
 #include "outfile.hpp"
 #include "report.hpp"
 #include "table.hpp"
@@ -200,7 +201,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     // least one was judged), so that caught == of with of 0 is no pass.
     j.update({{"pass", n > 0 && missed == 0}, {"mutants", jm}, {"caught", n - missed}, {"of", n},
               {"gate_caught", n - gate_missed}, {"not_run", jskipped}, {"no_effect", jno_effect}});
-    written = write_text_file("--json", o.json, j.dump(2) + "\n");
+    written = write_text_file("--json", o.json, json_text(j));
   }
   // Nothing judged is no pass: with every mutant without effect, the selection showed none.
   if (n == 0 && written.ok())

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "html.hpp"
+#include "jsononce.hpp"
 #include "outfile.hpp"
 #include "inputs.hpp"
 #include "version.hpp"
@@ -256,10 +257,8 @@ std::string unfinished_note(const std::string& title, const std::string& command
 Status claim_json(const std::string& path, const std::string& title, const std::string& command) {
   if (path.empty()) return {};
   return mark_unfinished("--json", path,
-                         nlohmann::json{{"ltt_version", kVersion}, {"command", command}, {"finished", false},
-                                        {"note", unfinished_note(title, command)}}
-                                 .dump(2) +
-                             "\n");
+                         json_text(nlohmann::json{{"ltt_version", kVersion}, {"command", command}, {"finished", false},
+                                                  {"note", unfinished_note(title, command)}}));
 }
 
 nlohmann::json report_head(const std::string& command) {
@@ -488,7 +487,7 @@ Status Report::finish(double wall_seconds) {
     }
     j["notes"] = notes_;
     j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
-    writes.keep(write_text_file("--json", o_.json, j.dump(2) + "\n"));
+    writes.keep(write_text_file("--json", o_.json, json_text(j)));
   }
   if (!o_.markdown.empty()) {
     std::ostringstream f;

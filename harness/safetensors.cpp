@@ -3,6 +3,7 @@
 // typed access goes through memcpy. JSON errors are caught and become values.
 #include "safetensors.hpp"
 
+#include "jsononce.hpp"
 #include "outfile.hpp"
 #include "sha256.hpp"
 
@@ -260,24 +261,13 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
   if (n > size - 8) return BAD("header length ", n, " runs past the end of the file (", size - 8, " bytes follow it)");
   json h;
-  // JSON lets a key repeat and the parser keeps the last: a tensor (or a
-  // metadata entry) given twice would be read as one, silently. Refused.
-  std::vector<std::set<std::string>> keys;  // the keys of each object open at the parse point
-  std::string twice;
-  auto once = [&](int, json::parse_event_t ev, json& parsed) {
-    if (ev == json::parse_event_t::object_start) keys.emplace_back();
-    else if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    else if (ev == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
-             twice.empty())
-      twice = parsed.get<std::string>();
-    return true;
-  };
+  std::string twice;  // a tensor or metadata entry given twice (read as one), or nesting past any header's (jsononce.hpp)
   try {
-    h = json::parse(data + 8, data + 8 + n, once);
+    h = parse_json_once(reinterpret_cast<const char*>(data) + 8, reinterpret_cast<const char*>(data) + 8 + n, twice);
   } catch (const json::exception& e) {
     return BAD("header is not valid JSON: ", e.what());
   }
-  if (!twice.empty()) return BAD("header gives the key '", twice, "' twice: each tensor and metadata entry once");
+  if (!twice.empty()) return BAD("header: ", twice, ": a safetensors header is an object of tensors, each once");
   if (!h.is_object()) return BAD("header is not a JSON object");
   const uint8_t* body = data + 8 + n;
   const uint64_t body_size = size - 8 - n;

@@ -15,8 +15,10 @@
 #include <sstream>
 
 #include "html.hpp"
+#include "jsononce.hpp"
 #include "machine_default.hpp"
 #include "outfile.hpp"
+#include "report.hpp"
 #include "table.hpp"
 
 namespace ltt {
@@ -62,17 +64,21 @@ double shard_table(const Machine& m, double n, double M, Model model) {
 }
 
 // An all-reduce (or reduce-scatter, half of it) of `bytes` per rank across T
-// GPUs: NCCL's ring (2 (T-1)/T of the bytes over each link, one latency), a
-// tree (the bytes twice, 2 log2 T peer latencies), or a one-shot over peer
-// memory (T-1 peer reads, one peer latency); ranks on several nodes add the
-// network's share.
+// GPUs, within each node's g = min(T, GPUs per node) GPUs: NCCL's ring
+// (2 (g-1)/g of the bytes over each link, one latency), a tree (the bytes
+// twice, 2 log2 g peer latencies), or a one-shot over peer memory (g-1 peer
+// reads, one peer latency); ranks on several nodes add the network's share
+// between the nodes (a node of one GPU uses no link).
 double nccl(const Machine& m, int T, double bytes, bool all_reduce) {
   if (T == 1) return 0;  // one rank: nothing to exchange
+  const int g = std::min(T, m.gpus_per_node);
   const double link = m.link_GBps * 1e3;
-  double t;
-  if (m.collective == "one-shot") t = m.link_us + (T - 1) * bytes / link;
-  else if (m.collective == "tree") t = 2 * std::log2(static_cast<double>(T)) * m.link_us + (all_reduce ? 2.0 : 1.0) * bytes / link;
-  else t = m.nccl_us + (all_reduce ? 2.0 : 1.0) * (T - 1) / T * bytes / link;
+  double t = 0;
+  if (g > 1) {
+    if (m.collective == "one-shot") t = m.link_us + (g - 1) * bytes / link;
+    else if (m.collective == "tree") t = 2 * std::log2(static_cast<double>(g)) * m.link_us + (all_reduce ? 2.0 : 1.0) * bytes / link;
+    else t = m.nccl_us + (all_reduce ? 2.0 : 1.0) * (g - 1) / g * bytes / link;
+  }
   if (T > m.gpus_per_node) {
     const int nodes = (T + m.gpus_per_node - 1) / m.gpus_per_node;
     t += m.net_us + (all_reduce ? 2.0 : 1.0) * (nodes - 1) / nodes * bytes / (m.net_GBps * 1e3);
@@ -138,15 +144,20 @@ double predict_us(const Machine& m, int tier, Dims d, int T, int M, bool fake) {
 
 namespace {
 
-// A key of the shard table: a whole number written plainly ("896"), else -1.
+// A key of the shard table: a whole number written plainly ("896"; not
+// "0896", which would be a second key for one width), else -1.
 int whole(const std::string& k) {
-  if (k.empty() || k.size() > 9 || k.find_first_not_of("0123456789") != std::string::npos) return -1;
+  if (k.empty() || k.size() > 9 || k.find_first_not_of("0123456789") != std::string::npos || (k.size() > 1 && k[0] == '0'))
+    return -1;
   return std::stoi(k);
 }
 
 Result<Machine> parse_machine(const std::string& text, const std::string& path) {
   try {
-    const auto j = nlohmann::json::parse(text);
+    std::string problem;
+    const auto j = parse_json_once(text, problem);
+    if (!problem.empty())
+      return LTT_USAGE(path, ": not a machine file: ", problem, " (ltt bench --machine-out writes each figure once)");
     if (!j.is_object())
       return LTT_USAGE(path, ": not a machine file: the top level is a JSON ", j.type_name(),
                        ", not an object (ltt bench --machine-out and ltt simulate --fit write one)");
@@ -176,12 +187,12 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
       *field = j[key].get<double>();
       if (!(*field > 0) || !std::isfinite(*field)) return LTT_USAGE(path, ": '", key, "' must be a finite number > 0");
     }
-    if (j.contains("gpus_per_node")) {
-      const auto& g = j["gpus_per_node"];
-      if (!g.is_number_integer() || g.get<long long>() < 1 || g.get<long long>() > 1000000)
-        return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to 1000000 (it is ", g.dump(), ")");
-      m.gpus_per_node = g.get<int>();
-    }
+    if (!j.contains("gpus_per_node"))
+      return LTT_USAGE(path, ": the machine file lacks 'gpus_per_node', the GPUs of one node (ltt bench --machine-out writes ",
+                       "a whole file; 8 for an HGX node)");
+    if (const auto& g = j["gpus_per_node"]; !g.is_number_integer() || g.get<long long>() < 1 || g.get<long long>() > kMaxGpusPerNode)
+      return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to ", kMaxGpusPerNode, " (it is ", g.dump(), ")");
+    m.gpus_per_node = j["gpus_per_node"].get<int>();
     if (j.contains("gemm_shard_us") && !(j["gemm_shard_us"].is_object() && j["gemm_shard_us"].empty())) {
       if (!j.contains("gemm_shard_L"))
         return LTT_USAGE(path, ": 'gemm_shard_us' needs 'gemm_shard_L', the latent width L its GEMMs were measured at (files ",
@@ -228,7 +239,8 @@ Status check_machine(const Machine& m, const std::string& what) {
   for (auto [key, v] : std::vector<std::pair<const char*, double>>{{"elem_eff", m.elem_eff}, {"elem2d_eff", m.elem2d_eff},
                                                                    {"gemm_mem_eff", m.gemm_mem_eff}, {"gemm_warm_eff", m.gemm_warm_eff}})
     if (!(v >= 1e-6 && v <= 100)) return LTT_USAGE(what, ": '", key, "' is ", v, ": an efficiency must lie in [1e-6, 100]");
-  if (m.gpus_per_node < 1) return LTT_USAGE(what, ": 'gpus_per_node' is ", m.gpus_per_node, ": it must be >= 1");
+  if (m.gpus_per_node < 1 || m.gpus_per_node > kMaxGpusPerNode)
+    return LTT_USAGE(what, ": 'gpus_per_node' is ", m.gpus_per_node, ": it must lie in [1, ", kMaxGpusPerNode, "]");
   for (const auto& [n, row] : m.gemm_shard_us)
     for (const auto& [M, us] : row)
       if (!(n >= 1 && M >= 1 && us > 0 && us <= 1e9))
@@ -261,7 +273,7 @@ Status save_machine(const Machine& m, const std::string& path) {
   for (const auto& [n, row] : m.gemm_shard_us)
     for (const auto& [M, us] : row) jj["gemm_shard_us"][std::to_string(n)][std::to_string(M)] = us;
   if (!m.gemm_shard_us.empty()) jj["gemm_shard_L"] = m.gemm_shard_L;
-  return write_text_file("--machine-out", path, jj.dump(2) + "\n");
+  return write_text_file("--machine-out", path, json_text(jj));
 }
 
 namespace {
@@ -522,113 +534,251 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
          "'>tokens M (log), latency (log); dashed: where the fastest tier changes</text>\n</svg>\n";
 }
 
-// Predicted times against ltt bench's measured ones: its tierK-all rows
-// (fake ranks, all T on one GPU) and, from a run under mpirun with one
-// process per GPU, its tierK rows (real ranks) over the transports the model
-// has (tier 0 over peer memory, tiers 1-4 over NCCL).
-Result<int> check_against(const Machine& m, const SimulateOptions& o) {
-  if (auto s = regular_file_to_read(o.check, true); !s.ok()) return LTT_USAGE("--check ", s.error().message, " (ltt bench --json)");
-  std::ifstream f(o.check);
-  if (!f) return LTT_USAGE("--check ", o.check, ": cannot read it: ", std::strerror(errno));
-  nlohmann::json b;
-  try {
-    b = nlohmann::json::parse(f);
-  } catch (const std::exception& e) {
-    return LTT_USAGE("--check ", o.check, ": not JSON: ", json_reason(e));
-  }
+// The tier rows of an ltt bench --json that the model predicts: its
+// tierK-all rows (fake ranks, all T on one GPU) and, from a run under mpirun
+// with one process per GPU, its tierK rows (real ranks) over the transports
+// the model has (tier 0 over peer memory, tiers 1-4 over NCCL).
+struct Key {
+  bool fake;
+  int T, M;
+  auto operator<=>(const Key&) const = default;
+};
+struct Measured {
+  Dims d;
+  bool has_dims = true;                       // ltt bench before its 'dims' measured k3 sizes only
+  std::map<Key, std::map<int, double>> meas;  // -> tier -> us
+  size_t other = 0;                           // tier rows the model does not describe
+};
+
+// `flag` and `file` name the source in messages ("--check F", "--fit F").
+Result<Measured> measured_rows(const nlohmann::json& b, const std::string& src) {
   if (auto why = bench_shape(b, false); !why.empty())
-    return LTT_USAGE("--check ", o.check, ": not ltt bench figures (", why, "): give the --json of ltt bench --backend cuda");
-  // ltt bench before its 'dims' measured k3 sizes only.
-  const Dims d = b.contains("dims") ? Dims{b["dims"][0].get<int>(), b["dims"][1].get<int>()} : kDimsK3;
+    return LTT_USAGE(src, ": not ltt bench figures (", why, "): give the --json of ltt bench --backend cuda");
+  Measured ms;
+  ms.has_dims = b.contains("dims");
+  ms.d = ms.has_dims ? Dims{b["dims"][0].get<int>(), b["dims"][1].get<int>()} : kDimsK3;
   // One process per rank and per GPU: the real ranks the model predicts.
   const int processes = b.contains("processes") && b["processes"].is_number_integer() ? b["processes"].get<int>() : 0;
   const bool own_gpus = b.contains("own_gpus") && b["own_gpus"].is_boolean() && b["own_gpus"].get<bool>();
-  struct Key {
-    bool fake;
-    int T, M;
-    auto operator<=>(const Key&) const = default;
-  };
-  std::map<Key, std::map<int, double>> meas;  // -> tier -> us
-  size_t other = 0;                           // tier rows the model does not describe
   for (const auto& r : b["rows"]) {
     const std::string w = r["what"];
     const bool is_all = w.size() == 9 && w.substr(5) == "-all", is_real = w.size() == 5;
     if (!(is_all || is_real) || w.rfind("tier", 0) != 0 || w[4] < '0' || w[4] > '4') continue;
     const int k = w[4] - '0', T = r["tp"].get<int>(), M = r["tokens"].get<int>();
-    if (d.H % T != 0) return LTT_USAGE("--check ", o.check, ": row ", w, " has tp ", T, ", which does not divide H ", d.H);
+    if (ms.d.H % T != 0 || ms.d.L % T != 0)
+      return LTT_USAGE(src, ": row ", w, " has tp ", T, ", which does not divide H ", ms.d.H, " and L ", ms.d.L,
+                       ": ltt bench runs no such case (are the file's dims its own?)");
     if (is_real) {
       const std::string transport = r.contains("transport") && r["transport"].is_string() ? r["transport"].get<std::string>() : "";
       if (T != processes || !own_gpus || transport != (k == 0 ? "ipc" : "nccl")) {
-        ++other;
+        ++ms.other;
         continue;
       }
     }
-    meas[{is_all, T, M}][k] = r["median_us"].get<double>();
+    // A median under a nanosecond is no kernel's time: the file was edited.
+    const double us = r["median_us"].get<double>();
+    if (us < 1e-3) return LTT_USAGE(src, ": row ", w, " at T ", T, " M ", M, " has median_us ", us, ": not a measured time");
+    if (!ms.meas[{is_all, T, M}].emplace(k, us).second)
+      return LTT_USAGE(src, ": row ", w, " at T ", T, " M ", M, " is given twice: ltt bench times each case once (two ",
+                       "runs' rows joined? keep one)");
   }
-  if (meas.empty())
-    return LTT_USAGE("--check ", o.check, ": no tierK-all rows (fake ranks) and no tierK rows of one process per GPU to compare with");
-  {
-    std::vector<int> real_T;
-    for (const auto& [key, tiers] : meas)
-      if (!key.fake) real_T.push_back(key.T);
-    for (const std::string& flag : o.link_what_ifs)
-      if (auto why = what_if_unused(flag, m, real_T); !why.empty())
-        return LTT_USAGE("--check ", o.check, (real_T.empty() ? " has fake-rank rows alone" : ""), ": ", why,
-                         ": it would change no figure compared, so it is refused, not ignored");
-  }
-  const bool has_fake = std::any_of(meas.begin(), meas.end(), [](const auto& kv) { return kv.first.fake; }),
-             has_real = std::any_of(meas.begin(), meas.end(), [](const auto& kv) { return !kv.first.fake; });
-  std::printf("# predicted latency against ltt bench's measurement, %s: %s%s%s\n", o.check.c_str(),
-              has_fake ? "fake ranks (all T on one GPU; tierK-all rows)" : "", has_fake && has_real ? " and " : "",
-              has_real ? "real ranks (one process per GPU; tierK rows)" : "");
-  std::printf("# machine: %s%s\n", o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str(),
-              o.link_what_ifs.empty() && !o.copy_what_if ? "" : ", with the what-if flags");
-  if (!b.contains("dims")) std::printf("# the file gives no dims (an ltt bench before they were written): k3, H 7168 L 3584\n");
-  if (other)
-    std::printf("# %zu tierK rows left out: ranks sharing a GPU or a process, or a transport the model has not (tier 0 is modelled "
-                "over peer memory, tiers 1-4 over NCCL)\n", other);
-  Table t({{"ranks", "", 5}, {"T", "", 3}, {"M", "", 5}, {"tier", "", 4}, {"measured", "us", 9}, {"predicted", "us", 9},
-           {"error", "%", 7}, {"ok", "", 4}});
-  t.header();
+  return ms;
+}
+
+// Predicted against measured: how many (tier, M) lie within 25%, the worst
+// error and where, and where the measured fastest tier (winning by more than
+// 10%) is not the predicted one. With `t`, a row each and a line per
+// mispredicted fastest tier are printed.
+struct Comparison {
   size_t n = 0, bad = 0, order_bad = 0, unmodelled = 0;
   double worst = 0;
-  for (const auto& [key, tiers] : meas) {
-    // The measured fastest tier must be the predicted one wherever it wins by more than 10%.
+  std::string worst_at;  // "tier 4 at T 8 M 1 (fake ranks)"
+};
+Comparison compare(const Machine& m, const Measured& ms, Table* t) {
+  Comparison c;
+  for (const auto& [key, tiers] : ms.meas) {
     int mbest = -1, pbest = -1;
     double mt = 0, second = 1e300, pt = 0;
     for (const auto& [k, us] : tiers) {
-      const double p = predict_us(m, k, d, key.T, key.M, key.fake);
+      const double p = predict_us(m, k, ms.d, key.T, key.M, key.fake);
       if (std::isnan(p)) {  // the model's tier 0 stops at M 128 and at a node's GPUs
-        ++unmodelled;
-        t.row({key.fake ? "fake" : "real", std::to_string(key.T), std::to_string(key.M), std::to_string(k), fmt("%.1f", us), "-", "-",
-               "n/a"});
+        ++c.unmodelled;
+        if (t)
+          t->row({key.fake ? "fake" : "real", std::to_string(key.T), std::to_string(key.M), std::to_string(k), fmt("%.1f", us), "-",
+                  "-", "n/a"});
         continue;
       }
       const double e = p / us - 1;
       const bool ok = std::fabs(e) <= 0.25;
-      ++n;
-      bad += ok ? 0 : 1;
-      worst = std::max(worst, std::fabs(e));
-      t.row({key.fake ? "fake" : "real", std::to_string(key.T), std::to_string(key.M), std::to_string(k), fmt("%.1f", us),
-             fmt("%.1f", p), fmt("%+.1f", 100 * e), ok ? "ok" : "OFF"});
+      ++c.n;
+      c.bad += ok ? 0 : 1;
+      if (std::fabs(e) > c.worst) {
+        c.worst = std::fabs(e);
+        c.worst_at = cat("tier ", k, " at T ", key.T, " M ", key.M, key.fake ? " (fake ranks)" : " (real ranks)");
+      }
+      if (t)
+        t->row({key.fake ? "fake" : "real", std::to_string(key.T), std::to_string(key.M), std::to_string(k), fmt("%.1f", us),
+                fmt("%.1f", p), std::fabs(e) < 1e4 ? fmt("%+.1f", 100 * e) : fmt("%+.2g", 100 * e), ok ? "ok" : "OFF"});
       if (mbest < 0 || us < mt) second = mbest < 0 ? second : mt, mbest = k, mt = us;
       else second = std::min(second, us);
       if (pbest < 0 || p < pt) pbest = k, pt = p;
     }
     if (mbest >= 0 && second > 1.1 * mt && pbest != mbest) {
-      ++order_bad;
-      std::printf("#   %s ranks, T %d M %d: measured fastest tier %d (%.1f us, next %.1f), predicted tier %d\n",
-                  key.fake ? "fake" : "real", key.T, key.M, mbest, mt, second, pbest);
+      ++c.order_bad;
+      if (t)
+        std::printf("#   %s ranks, T %d M %d: measured fastest tier %d (%.1f us, next %.1f), predicted tier %d\n",
+                    key.fake ? "fake" : "real", key.T, key.M, mbest, mt, second, pbest);
     }
   }
-  if (n == 0) return LTT_USAGE("--check ", o.check, ": none of its tier rows lies where the model predicts (tier 0 past M 128?)");
-  std::printf("# %zu (tier, M) measured: %zu within 25%% (worst %.1f%%); fastest tier mispredicted where it wins by > 10%%: %zu%s\n",
-              n, n - bad, 100 * worst, order_bad,
-              unmodelled ? cat("; ", unmodelled, " where the model has no such tier (n/a)").c_str() : "");
-  return bad == 0 && order_bad == 0 ? 0 : 1;
+  return c;
+}
+
+std::string percent(double e) { return e < 1e4 ? fmt("%.1f%%", 100 * e) : fmt("%.3g%%", 100 * e); }
+
+// Points (ranks fake or real, T, M) a run predicts at.
+struct Point {
+  bool fake;
+  int T, M;
+};
+
+// Whether the figure `flag` sets is read by some prediction at `at`: the
+// predictions there under other values of it (a thousandth and a thousand
+// times a rate or latency; one GPU per node and the most; the other
+// collectives) differ from the given machine's somewhere.
+bool what_if_read(const std::string& flag, const Machine& m, Dims d, const std::vector<Point>& at) {
+  std::vector<Machine> others;
+  auto scaled = [&](double Machine::*f) {
+    for (double by : {1e-3, 1e3}) {
+      Machine x = m;
+      x.*f *= by;
+      others.push_back(x);
+    }
+  };
+  if (flag == "--copy-GBps") scaled(&Machine::copy_GBps);
+  else if (flag == "--link-GBps") scaled(&Machine::link_GBps);
+  else if (flag == "--link-us") scaled(&Machine::link_us);
+  else if (flag == "--nccl-us") scaled(&Machine::nccl_us);
+  else if (flag == "--net-GBps") scaled(&Machine::net_GBps);
+  else if (flag == "--net-us") scaled(&Machine::net_us);
+  else if (flag == "--gpus-per-node")
+    for (int g : {1, kMaxGpusPerNode}) {
+      Machine x = m;
+      x.gpus_per_node = g;
+      others.push_back(x);
+    }
+  else if (flag == "--collective")
+    for (const char* c : {"ring", "tree", "one-shot"}) {
+      Machine x = m;
+      x.collective = c;
+      others.push_back(x);
+    }
+  else
+    return true;
+  for (const Point& p : at)
+    for (int k = 0; k < kNumTiers; ++k) {
+      const double t = predict_us(m, k, d, p.T, p.M, p.fake);
+      for (const Machine& x : others) {
+        const double u = predict_us(x, k, d, p.T, p.M, p.fake);
+        if (std::isnan(t) != std::isnan(u) || (!std::isnan(t) && t != u)) return true;
+      }
+    }
+  return false;
+}
+
+// The refusal of a what-if no prediction at `at` reads (what_if_unused's
+// reasons first, then the predictions themselves), or ok.
+Status what_ifs_read(const SimulateOptions& o, Dims d, const std::vector<Point>& at, const std::string& where) {
+  std::vector<int> real_T;
+  for (const Point& p : at)
+    if (!p.fake && std::find(real_T.begin(), real_T.end(), p.T) == real_T.end()) real_T.push_back(p.T);
+  std::vector<std::string> given = o.link_what_ifs;
+  if (o.copy_what_if) given.push_back("--copy-GBps");
+  for (const std::string& flag : given) {
+    if (flag != "--copy-GBps")
+      if (auto why = what_if_unused(flag, o.m, real_T); !why.empty())
+        return LTT_USAGE(where, why, ": it would change no figure ", o.check.empty() ? "of this run" : "compared",
+                         ", so it is refused, not ignored");
+    if (!what_if_read(flag, o.m, d, at)) {
+      const char* which = flag == "--link-us"   ? " (the peer latency: tier 0's, at M <= 128 on one node, and tiers 1-4's under "
+                                                  "--collective tree or one-shot)"
+                          : flag == "--nccl-us" ? " (NCCL's ring latency: tiers 1-4's where a node's GPUs reduce by ring)"
+                          : flag == "--link-GBps" || flag == "--collective"
+                              ? " (the link between one node's GPUs: none where each node has one GPU)"
+                              : "";
+      return LTT_USAGE(where, flag, " is read by no prediction ", o.check.empty() ? "of this run" : "compared", which,
+                       " at these T and M: it would change no figure, so it is refused, not ignored");
+    }
+  }
+  return {};
+}
+
+// Predicted times against ltt bench's measured ones (measured_rows).
+Result<int> check_against(const Machine& m, const SimulateOptions& o) {
+  auto b = read_bench_json(o.check, "--check");
+  if (!b.ok()) return b.error();
+  auto msr = measured_rows(*b, cat("--check ", o.check));
+  if (!msr.ok()) return msr.error();
+  const Measured& ms = *msr;
+  if (ms.meas.empty())
+    return LTT_USAGE("--check ", o.check, ": no tierK-all rows (fake ranks) and no tierK rows of one process per GPU to compare with");
+  {
+    std::vector<Point> at;
+    bool real = false;
+    for (const auto& [key, tiers] : ms.meas) at.push_back({key.fake, key.T, key.M}), real = real || !key.fake;
+    LTT_TRY(what_ifs_read(o, ms.d, at, cat("--check ", o.check, real ? "" : " has fake-rank rows alone", ": ")));
+  }
+  const bool has_fake = std::any_of(ms.meas.begin(), ms.meas.end(), [](const auto& kv) { return kv.first.fake; }),
+             has_real = std::any_of(ms.meas.begin(), ms.meas.end(), [](const auto& kv) { return !kv.first.fake; });
+  std::printf("# predicted latency against ltt bench's measurement, %s: %s%s%s\n", o.check.c_str(),
+              has_fake ? "fake ranks (all T on one GPU; tierK-all rows)" : "", has_fake && has_real ? " and " : "",
+              has_real ? "real ranks (one process per GPU; tierK rows)" : "");
+  std::printf("# machine: %s%s\n", o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str(),
+              o.link_what_ifs.empty() && !o.copy_what_if ? "" : ", with the what-if flags");
+  if (!ms.has_dims) std::printf("# the file gives no dims (an ltt bench before they were written): k3, H 7168 L 3584\n");
+  if (ms.other)
+    std::printf("# %zu tierK rows left out: ranks sharing a GPU or a process, or a transport the model has not (tier 0 is modelled "
+                "over peer memory, tiers 1-4 over NCCL)\n", ms.other);
+  Table t({{"ranks", "", 5}, {"T", "", 3}, {"M", "", 5}, {"tier", "", 4}, {"measured", "us", 9}, {"predicted", "us", 9},
+           {"error", "%", 7}, {"ok", "", 4}});
+  t.header();
+  const Comparison c = compare(m, ms, &t);
+  if (c.n == 0) return LTT_USAGE("--check ", o.check, ": none of its tier rows lies where the model predicts (tier 0 past M 128?)");
+  std::printf("# %zu (tier, M) measured: %zu within 25%% (worst %s); fastest tier mispredicted where it wins by > 10%%: %zu%s\n",
+              c.n, c.n - c.bad, percent(c.worst).c_str(), c.order_bad,
+              c.unmodelled ? cat("; ", c.unmodelled, " where the model has no such tier (n/a)").c_str() : "");
+  return c.bad == 0 && c.order_bad == 0 ? 0 : 1;
 }
 
 }  // namespace
+
+Result<nlohmann::json> read_bench_json(const std::string& file, const std::string& flag) {
+  if (auto s = regular_file_to_read(file, true); !s.ok()) return LTT_USAGE(flag, " ", s.error().message, " (ltt bench --json)");
+  std::ifstream f(file);
+  if (!f) return LTT_USAGE(flag, " ", file, ": cannot read it: ", std::strerror(errno));
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string problem;
+  try {
+    nlohmann::json b = parse_json_once(text.str(), problem);
+    if (!problem.empty())
+      return LTT_USAGE(flag, " ", file, ": ", problem, ": not ltt bench's own figures");
+    return b;
+  } catch (const std::exception& e) {
+    return LTT_USAGE(flag, " ", file, ": not JSON: ", json_reason(e));
+  }
+}
+
+Status fit_reproduces(const Machine& m, const nlohmann::json& bench, const std::string& file) {
+  auto ms = measured_rows(bench, file);
+  if (!ms.ok()) return ms.error();
+  const Comparison c = compare(m, *ms, nullptr);
+  if (c.bad == 0 && c.order_bad == 0) return {};
+  return LTT_USAGE("the machine fitted from ", file, " mispredicts ", file == "its bench figures" ? "them" : "that file", " itself: ", c.bad,
+                   " of ", c.n, " (tier, M) off by more than 25% (worst ", percent(c.worst), ", ", c.worst_at, ")",
+                   c.order_bad ? cat(", and the fastest tier mispredicted at ", c.order_bad, " (T, M) where it wins by > 10%") : "",
+                   ": the model cannot describe these figures (an older ltt's kernels, edited rows?), so no machine file is "
+                   "written; fit from a current ltt bench --backend cuda run");
+}
 
 std::string what_if_unused(const std::string& flag, const Machine& m, const std::vector<int>& real_T) {
   // Which fields the model reads (predict_us, nccl, peer): fake ranks' collectives
@@ -650,13 +800,28 @@ std::string what_if_unused(const std::string& flag, const Machine& m, const std:
 
 Result<int> run_simulate(const SimulateOptions& o) {
   const Machine& m = o.m;
+  // A refused run leaves no earlier report to be read as this one's.
+  LTT_TRY(claim_json(o.json, "ltt simulate", o.command));
+  if (!o.svg.empty())
+    LTT_TRY(mark_unfinished("--svg", o.svg,
+                            cat("<svg xmlns='http://www.w3.org/2000/svg' width='720' height='60'><text x='10' y='30'>",
+                                html_escape(unfinished_note("ltt simulate", o.command)), "</text></svg>\n")));
   if (!o.check.empty()) return check_against(m, o);
-  for (const std::string& f : o.link_what_ifs)
-    if (auto why = what_if_unused(f, m, o.fake ? std::vector<int>{} : o.tp); !why.empty())
-      return LTT_USAGE(why, ": it would change no figure of this run, so it is refused, not ignored");
   std::vector<int> Ms = o.tokens.empty() ? default_tokens() : o.tokens;
   std::sort(Ms.begin(), Ms.end());
   for (int T : o.tp) LTT_TRY(validate(make_problem(o.dims, T, 1, Dist::realistic, 0, 1e-6)));
+  // The production thresholds scan M 1 to at least 16384: the what-ifs are
+  // judged there and at the M given (every M to 256, then steps of 5%).
+  const int scan_end = std::max(Ms.back(), 16384);
+  {
+    std::vector<Point> at;
+    for (int T : o.tp) {
+      for (long long M = 1; M < scan_end; M = M < 256 ? M + 1 : M + M / 20) at.push_back({o.fake, T, static_cast<int>(M)});
+      at.push_back({o.fake, T, scan_end});
+      for (int M : Ms) at.push_back({o.fake, T, M});
+    }
+    LTT_TRY(what_ifs_read(o, o.dims, at, ""));
+  }
   // The machine's figures are bounded (check_machine); a prediction past 1e12
   // us (11 days) or not finite still says the figures are not a machine's.
   for (int T : o.tp)
@@ -705,37 +870,61 @@ Result<int> run_simulate(const SimulateOptions& o) {
       cross.push_back({{"tokens", c.M}, {"from", c.from}, {"to", c.to}, {"from_stops_applying", stops}});
       cs += cat(cs.empty() ? "" : ", ", change_text(m, o.dims, T, o.fake, c));
     }
-    const int scan_end = std::max(Ms.back(), 16384);
-    int tier0_max = 0, tier1_max = 0;
-    auto segment = [&](int tier, int last_M) {  // `tier` is the fastest of 0-2 up to last_M
-      if (tier == 0) tier0_max = last_M;
-      if (tier == 1) tier1_max = last_M;
-    };
-    const auto pc = changes(m, o.dims, T, 1, scan_end, o.fake, production);
-    for (const Change& c : pc) segment(c.from, c.M - 1);
-    segment(pc.empty() ? fastest(m, o.dims, T, 1, o.fake, production) : pc.back().to, scan_end);
     std::printf("# crossovers (fastest of all five, M %d to %d): %s\n", Ms.front(), Ms.back(), cs.empty() ? "none" : cs.c_str());
-    const bool t0_applies = !std::isnan(predict_us(m, 0, o.dims, T, 1, o.fake));
-    const std::string t0s = tier0_max != 0 ? cat("tier 0 up to M ", tier0_max)
-                            : t0_applies   ? std::string("tier 0 never (never the fastest of tiers 0-2)")
-                                           : cat("tier 0 never (it does not apply at T ", T,
-                                                 T < 2 ? ": one rank" : cat(": its ranks span ", m.gpus_per_node, "-GPU nodes"), ")");
-    const std::string t1s = tier1_max == 0 ? std::string("tier 1 never")
-                            : tier1_max == scan_end ? cat("tier 1 beyond the largest M simulated (", scan_end, ")")
-                                                    : cat("tier 1 (the shared-stream threshold) up to M ", tier1_max);
-    std::printf("# the production selection would need: %s, %s (today: 128 and 256)\n", t0s.c_str(), t1s.c_str());
-    jt.push_back({{"tp", T}, {"rows", rows}, {"crossovers", cross},
-                  {"thresholds", {{"tier0_max_tokens", tier0_max}, {"shared_stream_tokens", tier1_max}}}});
+    // The fastest of tiers 0-2 by stretches of M. The production selection
+    // (tier 0 up to one threshold, tier 1 up to a second, tier 2 beyond)
+    // follows them only where the stretches go up in tier, each tier once.
+    struct Stretch {
+      int tier, from, to;
+    };
+    std::vector<Stretch> st{{fastest(m, o.dims, T, 1, o.fake, production), 1, scan_end}};
+    for (const Change& c : changes(m, o.dims, T, 1, scan_end, o.fake, production)) {
+      st.back().to = c.M - 1;
+      st.push_back({c.to, c.M, scan_end});
+    }
+    bool expressible = true;
+    for (size_t i = 1; i < st.size(); ++i) expressible = expressible && st[i].tier > st[i - 1].tier;
+    int tier0_max = 0, tier1_max = 0;  // the last M of tier 0's and tier 1's stretches (0: none)
+    for (const Stretch& x : st) {
+      if (x.tier == 0) tier0_max = x.to;
+      if (x.tier == 1) tier1_max = x.to;
+    }
+    nlohmann::json jst = nlohmann::json::array();
+    std::string sts;
+    for (const Stretch& x : st) {
+      jst.push_back({{"tier", x.tier}, {"from_tokens", x.from}, {"to_tokens", x.to}});
+      sts += cat(sts.empty() ? "" : ", ", "tier ", x.tier, " at M ", x.from, x.to == scan_end ? "+" : cat("-", x.to));
+    }
+    nlohmann::json thr{{"scan_end_tokens", scan_end}, {"fastest_of_0_2", jst}, {"expressible", expressible}};
+    if (expressible) {
+      const bool t0_applies = !std::isnan(predict_us(m, 0, o.dims, T, 1, o.fake));
+      const std::string t0s = tier0_max != 0 ? cat("tier 0 up to M ", tier0_max)
+                              : t0_applies   ? std::string("tier 0 never (never the fastest of tiers 0-2)")
+                                             : cat("tier 0 never (it does not apply at T ", T,
+                                                   T < 2 ? ": one rank" : cat(": its ranks span ", m.gpus_per_node, "-GPU nodes"), ")");
+      const std::string t1s = tier1_max == 0 ? std::string("tier 1 never")
+                              : tier1_max == scan_end ? cat("tier 1 beyond the largest M simulated (", scan_end, ")")
+                                                      : cat("tier 1 (the shared-stream threshold) up to M ", tier1_max);
+      std::printf("# the production selection would need: %s, %s (today: 128 and 256)\n", t0s.c_str(), t1s.c_str());
+      thr["tier0_max_tokens"] = tier0_max;
+      thr["shared_stream_tokens"] = tier1_max;
+      thr["tier1_beyond_scan"] = tier1_max == scan_end;
+    } else {
+      std::printf("# the production selection (tier 0 up to one threshold, tier 1 up to a second, tier 2 beyond) cannot follow "
+                  "the fastest of tiers 0-2 here: %s\n", sts.c_str());
+      thr["tier0_max_tokens"] = nullptr;
+      thr["shared_stream_tokens"] = nullptr;
+    }
+    jt.push_back({{"tp", T}, {"rows", rows}, {"crossovers", cross}, {"thresholds", thr}});
   }
   // A report that cannot be written costs that report alone: the other is
   // still written, and each one lost is named.
   ReportWrites writes;
-  if (!o.json.empty())
-    writes.keep(write_text_file("--json", o.json,
-                         nlohmann::json{{"command", o.command}, {"fake_ranks", o.fake}, {"machine", m.name},
-                                        {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}}
-                                 .dump(2) +
-                             "\n"));
+  if (!o.json.empty()) {
+    nlohmann::json j = report_head(o.command);
+    j.update({{"fake_ranks", o.fake}, {"machine", m.name}, {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}});
+    writes.keep(write_text_file("--json", o.json, json_text(j)));
+  }
   if (!o.svg.empty()) writes.keep(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));
   return exit_after_reports(false, writes.status());
 }

@@ -40,7 +40,7 @@ struct Machine {
   double link_GBps = 287;      // per-GPU NVLink bus bandwidth of an NCCL all-reduce
   double link_us = 5;          // a peer-memory exchange's latency (tier 0's one-shot and Lamport copy)
   double nccl_us = 20;         // an NCCL collective's latency from C++
-  int gpus_per_node = 8;
+  int gpus_per_node = 8;       // 1 to kMaxGpusPerNode
   // How tiers 1-4 reduce across GPUs: "ring" (NCCL's ring), "tree" (latency
   // log2 T hops), or "one-shot" (every rank reads its T-1 peers' buffers).
   std::string collective = "ring";
@@ -71,12 +71,21 @@ Status check_machine(const Machine& m, const std::string& what);
 inline double bench_rmsnorm_bytes(double M, double L) { return 2 * (2 * M * L) + 2 * L; }
 inline double bench_conv_bytes(double M, double H) { return 6 * M * H; }
 inline constexpr double kFitStreamBytes = 16e6;  // the largest rmsnorm, widen and round runs move at least this
+inline constexpr int kMaxGpusPerNode = 1024;        // a machine file's and --gpus-per-node's bound
 inline constexpr int kFitGemmTokens = 1024;       // the largest gemm-full run has at least this M (compute-bound)
 Result<Machine> fit_machine(const nlohmann::json& bench);
 // Whether ltt bench at these dims, token counts and tiers will write figures
 // fit_machine takes: said before the run, not after it (--machine-out).
 Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<int>& tiers);
 Status add_shard_gemms(Machine& m, const nlohmann::json& bench);
+// A fitted machine must predict the figures it was fitted from as ltt
+// simulate --check would pass them (every tier row within 25%, the fastest
+// tier where it wins by > 10%): else the refusal, naming `file`, the count
+// and the worst row. No machine file is written that mispredicts its own data.
+Status fit_reproduces(const Machine& m, const nlohmann::json& bench, const std::string& file);
+// An ltt bench --json read whole, each object's keys once; `flag` ("--check",
+// "--fit") opens every message.
+Result<nlohmann::json> read_bench_json(const std::string& file, const std::string& flag);
 
 // Predicted latency (us) of `tier` at (dims, T, M): real ranks (one per GPU)
 // or fake ranks (all T on one GPU, as ltt bench measures them). NaN where the

@@ -188,10 +188,19 @@ Result<int> run_verify(const VerifyOptions& o) {
     auto outs = safetensors_in("--output", o.output_path);
     for (const auto& name : *cases) {
       const fs::path out = fs::path(o.output_path) / name;
+      std::error_code lec;
+      if (fs::is_symlink(out, lec) && !fs::exists(out, lec))
+        return LTT_USAGE("--output ", out.string(), " is a link to ", fs::read_symlink(out, lec).string(),
+                         ", which does not exist: point it at the case's output or remove it");
       if (!fs::exists(out))
         return LTT_USAGE("no output for case ", (fs::path(o.case_path) / name).string(), ": expected ", out.string(),
                          " (every case of the directory is verified; to verify some, give --case and --output a file each, "
                          "or a directory holding only those cases)");
+      // A file of a directory is read as a file: a FIFO there (which a
+      // read would wait on for ever) or a device is refused by name.
+      for (const auto& [flag, f] : {std::pair{"--case", fs::path(o.case_path) / name}, std::pair{"--output", out}})
+        if (auto s = regular_file_to_read(f.string(), false); !s.ok())
+          return LTT_USAGE(flag, " ", s.error().message, " (in a directory of cases, every file is read whole)");
       pairs.emplace_back((fs::path(o.case_path) / name).string(), out.string());
     }
     if (pairs.empty()) return LTT_USAGE("--case ", o.case_path, ": no .safetensors case file in the directory");
@@ -229,6 +238,25 @@ Result<int> run_verify(const VerifyOptions& o) {
     if (!l.ok()) return l.error();
     const LoadedCase& c = l->c;
     Reference ref(c.in);
+    // The file's float64 truth must be its inputs' (a loose bound, 1e-9 of
+    // the largest |Y|: a truth computed by another ltt in another order
+    // passes, an edited element does not). The verdict uses the truth
+    // computed here; a file whose own disagrees was edited.
+    {
+      const MatD& y = ref.truth().Y;
+      const MatD& x = *c.expected_exact;  // load_case requires it
+      // Adversarial inputs overflow to inf and nan: those must match as such.
+      double big = 1e-300;
+      for (Eigen::Index e = 0; e < y.size(); ++e)
+        if (std::isfinite(y.data()[e])) big = std::max(big, std::fabs(y.data()[e]));
+      const double tol = 1e-9 * big;
+      for (Eigen::Index e = 0; e < y.size(); ++e)
+        if (const double a = x.data()[e], t = y.data()[e];
+            !(std::isnan(a) && std::isnan(t)) && !(a == t) && !(std::fabs(a - t) <= tol))
+          return LTT_USAGE(case_file, ": tensor 'expected_exact' is not the float64 truth of the file's inputs: element [",
+                           e / c.in.p.H, ", ", e % c.in.p.H, "] is ", x.data()[e], ", the truth ", y.data()[e],
+                           ": the file was edited or made by another tool; make it again with ltt golden");
+    }
     // The verdict is the tensors' (the sets come from the inputs, eps and
     // order); the dist and seed shown are the metadata's labels, so inputs
     // that those labels do not generate are said under every row.

@@ -833,6 +833,36 @@ elif cls == "unseen":
     r = run([ltt, "check", *base, "--markdown", "u11.md", "--html", "u11.html"])
     expect(r.returncode == 0 and "--ulp" not in open("u11.md").read() and "--ulp" not in open("u11.html").read(),
            "without them, no report names them", r)
+    # (b) A report path that is not UTF-8 (JSON holds only UTF-8): the report is written, not an abort (exit 134).
+    c11 = a_case("c11")
+    t11, m11 = stfile.read(c11)
+    stfile.write("o11.safetensors", {"output": t11["expected.tier1"]})
+    bad_name = b"r11\xff.json"
+    r = run([ltt, "verify", "--case", c11, "--output", "o11.safetensors", "--json", os.fsdecode(bad_name)])
+    expect(r.returncode == 0 and json.load(open(bad_name))["finished"] is True, "a --json name that is not UTF-8", r)
+    # (c) A FIFO in a directory of cases or outputs is refused by name, not waited on for ever.
+    os.makedirs("dc11"), os.makedirs("do11")
+    shutil.copy(c11, "dc11")
+    os.mkfifo(os.path.join("do11", os.path.basename(c11)))
+    r = run([ltt, "verify", "--case", "dc11", "--output", "do11"], timeout=30)
+    expect(r.returncode == 2 and "is a FIFO" in r.stderr, "a FIFO among the outputs: refused", r)
+    # (d) A case file's expected_exact that is not its inputs' truth, or a tensor no case file holds: refused.
+    dt, sh, raw = t11["expected_exact"]
+    vals = list(struct.unpack(f"<{len(raw) // 8}d", raw))
+    vals[3] *= 1.5
+    stfile.write("edit11.safetensors", {**t11, "expected_exact": (dt, sh, struct.pack(f"<{len(vals)}d", *vals))}, m11)
+    refused(["verify", "--case", "edit11.safetensors", "--output", "o11.safetensors"],
+            "tensor 'expected_exact' is not the float64 truth of the file's inputs: element [0, 3]")
+    stfile.write("foo11.safetensors", {**t11, "foo": t11["norm_weight"]}, m11)
+    refused(["verify", "--case", "foo11.safetensors", "--output", "o11.safetensors"], "tensor 'foo' is none a case file holds")
+    # (e) A manifest nested past any manifest's depth (printing it recursed: a segfault), or with a key twice.
+    os.makedirs("deep11")
+    open("deep11/manifest.json", "w").write('{"files":' + "[" * 100000 + "]" * 100000 + "}")
+    refused(["regress", "deep11"], "it nests deeper than 64 levels")
+    man = os.path.join(os.path.dirname(c11), "manifest.json")
+    text = open(man).read()
+    open(man, "w").write(text.replace('"files"', '"ltt_version": "0", "files"', 1))
+    refused(["regress", os.path.dirname(c11)], "the key 'ltt_version' is given twice")
 else:
     sys.exit(f"unknown class {cls}")
 

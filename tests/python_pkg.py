@@ -185,7 +185,33 @@ no_offsets = crafted("no_offsets.safetensors", {"output": {"dtype": "F32", "shap
 text_shape = crafted("text_shape.safetensors", {"output": {"dtype": "F32", "shape": "2", "data_offsets": [0, 8]}})
 odd_meta = crafted("odd_meta.safetensors", {"__metadata__": {"tp": 8}})
 ltt._core._write(outs_file, {"output": y})
-for call, needle in ((lambda: ltt.case(tiers=1.5), "tiers must be one integer"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
+# Case files ltt refuses are refused by Case() too (found by the thirty-first session's new users): a
+# metadata count that its tensors do not have, a tensor no case file holds, a header nested past any.
+raw = open(case.path, "rb").read()
+(hn,) = struct.unpack("<Q", raw[:8])
+head = json.loads(raw[8:8 + hn])
+
+
+def recrafted(name, edit):  # case.path with its header edited by `edit`
+    h = json.loads(json.dumps(head))
+    edit(h)
+    b = json.dumps(h).encode()
+    b += b" " * (-len(b) % 8)
+    path = os.path.join(work, name)
+    open(path, "wb").write(struct.pack("<Q", len(b)) + b + raw[8 + hn:])
+    return path
+
+
+fewer = recrafted("fewer.safetensors", lambda h: h["__metadata__"].update(tokens=str(case.tokens - 1)))
+extra = recrafted("extra.safetensors", lambda h: h.update(foo=h["norm_weight"]))
+deep = os.path.join(work, "deep.safetensors")
+dh = ('{"a":' + "[" * 100000 + "]" * 100000 + "}").encode()
+open(deep, "wb").write(struct.pack("<Q", len(dh)) + dh)
+for call, needle in ((lambda: ltt.Case(fewer), "has shape"), (lambda: ltt.Case(extra), "tensor 'foo' is none this case file holds"),
+                     (lambda: ltt.Case(deep), "nests too deep"), (lambda: ltt.case(algo=1), "algo must be a string"),
+                     (lambda: ltt.verify(None, y, tier=1), "case must be an ltt.Case"),
+                     (lambda: ltt.verify(case, None, tier=1), "is None"),
+                     (lambda: ltt.case(tiers=1.5), "tiers must be one integer"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
                      (lambda: ltt.verify(case, y, tier=1, rank=[0, 1]), "a rank must be an integer"),
                      # a digit that int() does not read ("\u00b2".isdigit() is True)
                      (lambda: ltt.verify(case, y, tier="\u00b2"), "tier must be an integer"),
@@ -204,6 +230,15 @@ for call, needle in ((lambda: ltt.case(tiers=1.5), "tiers must be one integer"),
     except Exception as e:
         expect(isinstance(e, ltt.LttError) and needle in str(e), f"want an LttError naming {needle!r}: {e!r}")
 expect(ltt.case(tp=8, tokens=5, dims="small", tiers=1, workdir=os.path.join(work, "case")).tiers == [1], "tiers=1, one integer")
+expect(bool(ltt.verify(case.path, y, tier=1)) == bool(ltt.verify(case, y, tier=1)), "verify takes a case file's path as its Case")
+# An $LTT that runs but is no ltt (it exits 0 and writes nothing): an LttError, not FileNotFoundError.
+os.environ["LTT"] = shutil.which("true")
+try:
+    ltt.case(tp=8, tokens=5, dims="small", tiers=[1])
+    fails.append("LTT=true gave a case")
+except Exception as e:
+    expect(isinstance(e, ltt.LttError) and "left no manifest" in str(e), f"LTT=true: {e!r}")
+os.environ["LTT"] = ltt_bin
 # A relative workdir holds after a chdir; its reproduce runs from anywhere.
 here = os.getcwd()
 os.chdir(work)

@@ -207,7 +207,8 @@ for args, needle in ((["--tp", "1", "--nccl-us", "1000"], "at T 1 the one rank e
                      (["--tp", "16", "--gpus-per-node", "16", "--net-GBps", "1"], "no T here exceeds 16 GPUs per node"),
                      (["--check", bench8, "--link-GBps", "1"], "has fake-rank rows alone")):
     r = run(*args, *([] if "--check" in args else ["--json", "nothing.json"]))
-    expect(r.returncode == 2 and needle in r.stderr and "refused, not ignored" in r.stderr and not os.path.exists("nothing.json"),
+    expect(r.returncode == 2 and needle in r.stderr and "refused, not ignored" in r.stderr
+           and (not os.path.exists("nothing.json") or json.load(open("nothing.json"))["finished"] is False),
            f"a what-if that changes nothing: {args}", r)
 expect(at(["--net-us", "1000"], 16, 1)[1] > at([], 16, 1)[1], "the network's latency slows T 16 over two nodes")
 # The measured shard GEMMs are of one L: at another L the model, not the table, predicts (a weight
@@ -271,6 +272,76 @@ row = next((x for x in real if x[2] == "1" and x[3] == "0"), None)
 expect(row is not None and abs(float(row[5]) - one[0]) < 0.06, f"--check's real tier 0 at T 2 M 1 ({row}) is simulate's ({one[0]})")
 r = run("--check", np2, "--nccl-us", "6.4")
 expect(r.returncode in (0, 1) and r.stdout != run("--check", np2).stdout, "what-if flags move --check's real-rank predictions", r)
+
+# Found by the thirty-first session's new users.
+# A fit that mispredicts its own figures is refused, no machine file written (an older ltt's kernels).
+old_run = os.path.join(src, "bench", "results", "h200x2", "s5", "2-gemv", "bench.json")
+r = run("--fit", old_run, "--machine-out", "old.json")
+expect(r.returncode == 2 and "mispredicts that file itself" in r.stderr and "worst 409.1%" in r.stderr
+       and not os.path.exists("old.json"), "--fit of figures the model cannot describe: refused", r)
+r = run("--fit", f"{bench8},{os.path.join(src, 'bench', 'results', 'h200-gpu', 'bench_T16.json')}", "--machine-out", "ok.json")
+expect(r.returncode == 0 and json.load(open("ok.json"))["copy_GBps"] == json.load(open(machine))["copy_GBps"],
+       "the committed fit still passes its own check", r)
+t100 = dict(b, rows=[dict(x, median_us=x["median_us"] * 100) if x["what"] == "tier1-all" else x for x in b["rows"]])
+json.dump(t100, open("t100.json", "w"))
+r = run("--fit", "t100.json", "--machine-out", "t100m.json")
+expect(r.returncode == 2 and "mispredicts" in r.stderr and not os.path.exists("t100m.json"), "--fit of edited tier-1 times", r)
+# A key given twice (JSON keeps the last) and a shard width written two ways are refused, not read as one.
+open("dup.json", "w").write(open(machine).read().rstrip().rstrip("}") + ', "copy_GBps": 1}')
+r = run("--machine", "dup.json")
+expect(r.returncode == 2 and "the key 'copy_GBps' is given twice" in r.stderr, "a machine file with a figure twice", r)
+m01 = json.load(open(machine))
+m01["gemm_shard_us"]["896"]["01"] = 1000.0
+json.dump(m01, open("m01.json", "w"))
+r = run("--machine", "m01.json", "--fake")
+expect(r.returncode == 2 and "key '01'" not in r.stderr and "'gemm_shard_us' 896 -> '01'" in r.stderr, "a shard M written '01'", r)
+nogpn = json.load(open(machine))
+del nogpn["gpus_per_node"]
+json.dump(nogpn, open("nogpn.json", "w"))
+r = run("--machine", "nogpn.json")
+expect(r.returncode == 2 and "lacks 'gpus_per_node'" in r.stderr, "a machine file without gpus_per_node", r)
+r = run("--machine", machine_with("g2048.json", gpus_per_node=2048))
+expect(r.returncode == 2 and "from 1 to 1024" in r.stderr, "gpus_per_node past --gpus-per-node's bound", r)
+open("deep.json", "w").write("[" * 100000 + "]" * 100000)
+r = run("--machine", "deep.json")
+expect(r.returncode == 2 and "nests deeper than 64 levels" in r.stderr, "a machine file nested 100000 deep", r)
+# Bench figures: a row twice, a T that does not divide L, a time under a nanosecond.
+rows2 = dict(b, rows=b["rows"] + [x for x in b["rows"] if x["what"] == "tier1-all"][:1])
+json.dump(rows2, open("rows2.json", "w"))
+r = run("--check", "rows2.json")
+expect(r.returncode == 2 and "is given twice" in r.stderr, "--check of a file with a row twice", r)
+json.dump(dict(b, dims=[7168, 3583]), open("l3583.json", "w"))
+r = run("--check", "l3583.json")
+expect(r.returncode == 2 and "does not divide H 7168 and L 3583" in r.stderr, "--check of dims whose L T does not divide", r)
+tiny = dict(b, rows=[dict(x, median_us=1e-300) if x["what"] == "tier2-all" else x for x in b["rows"]])
+json.dump(tiny, open("tiny.json", "w"))
+r = run("--check", "tiny.json")
+expect(r.returncode == 2 and "not a measured time" in r.stderr, "--check of a 1e-300 us median", r)
+# A what-if no prediction reads is refused: the peer latency under a ring where tier 0 does not apply.
+r = run("--tp", "16", "--tokens", "1,128", "--link-us", "1000")
+expect(r.returncode == 2 and "is read by no prediction of this run" in r.stderr, "--link-us where nothing reads it (ring, T 16)", r)
+r = run("--tp", "8", "--tokens", "256", "--link-us", "1000")
+expect(r.returncode == 0, "--link-us at M 256 alone: the thresholds' scan reads it (tier 0 at M <= 128)", r)
+# One GPU per node: no link inside a node, so the link's figures change nothing; the network carries it all.
+r = run("--tp", "2", "--gpus-per-node", "1", "--tokens", "1,128", "--link-GBps", "1")
+expect(r.returncode == 2 and "is read by no prediction" in r.stderr, "--link-GBps with one GPU per node", r)
+one_gpu = at(["--gpus-per-node", "1"], 2, 128)
+expect(one_gpu[1] is not None and one_gpu[1] > at([], 2, 128)[1], f"T 2 over two 1-GPU nodes is slower than on one node: {one_gpu}")
+# A selection the production thresholds cannot follow is said, not given thresholds that pick the slower tier.
+r = run("--tp", "2", "--collective", "one-shot", "--tokens", "1,128,4096", "--json", "sel.json")
+thr2 = json.load(open("sel.json"))["tp"][0]["thresholds"] if r.returncode == 0 else {}
+expect(r.returncode == 0 and "cannot follow the fastest of tiers 0-2 here: tier 2 at M 1-" in r.stdout
+       and thr2.get("expressible") is False and thr2.get("shared_stream_tokens", 0) is None
+       and [x["tier"] for x in thr2.get("fastest_of_0_2", [])] == [2, 1, 2], f"an inexpressible selection: {thr2}", r)
+r = run("--tp", "8", "--json", "sel8.json")
+thr8 = json.load(open("sel8.json"))["tp"][0]["thresholds"] if r.returncode == 0 else {}
+expect(r.returncode == 0 and thr8.get("expressible") is True and thr8.get("tier0_max_tokens", 0) > 0
+       and "the production selection would need: tier 0 up to M" in r.stdout, f"the default selection: {thr8}", r)
+# A refused run leaves no earlier report to be read as its own; a finished one says finished.
+expect(json.load(open("sel8.json")).get("finished") is True, "simulate's JSON says finished")
+r = run("--tp", "3", "--json", "sel8.json", "--svg", "sel8.svg")
+expect(r.returncode == 2 and json.load(open("sel8.json"))["finished"] is False and "has not finished" in open("sel8.svg").read(),
+       "a refused simulate: its JSON and SVG say it did not finish", r)
 
 for f in fails:
     print("FAILED:", f)

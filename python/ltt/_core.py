@@ -77,6 +77,8 @@ def _read(path):
             raise ValueError("its header is not a JSON object")
     except (struct.error, ValueError, UnicodeDecodeError) as e:
         raise LttError(f"{path}: not a safetensors file ({e})") from None
+    except RecursionError:  # JSON nested past the interpreter's stack: no header of ltt's
+        raise LttError(f"{path}: not a safetensors file (its header nests too deep to read)") from None
     meta = header.pop("__metadata__", {})
     if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
         raise LttError(f"{path}: not a safetensors file (its __metadata__ is not an object of strings)")
@@ -95,7 +97,9 @@ def _read(path):
             raise LttError(f"{path}: not a safetensors file (tensor {name!r}'s header entry {repr(t)[:200]} lacks a shape "
                            "and data_offsets [begin, end] of non-negative integers)")
         b, e = offsets
-        if t.get("dtype") not in _DTYPES or not (0 <= b <= e <= len(data)) or \
+        if t.get("dtype") not in _DTYPES:
+            raise LttError(f"{path}: tensor {name!r} is {t.get('dtype')}: ltt reads BF16, F32 and F64 tensors")
+        if not (0 <= b <= e <= len(data)) or \
                 e - b != _DTYPES[t["dtype"]] * int(np.prod(shape, dtype=np.int64)):
             raise LttError(f"{path}: tensor {name!r} ({t.get('dtype')}, shape {t.get('shape')}, bytes {b}..{e} of "
                            f"{len(data)}): not a BF16, F32 or F64 tensor the file holds whole (cut short?)")
@@ -126,6 +130,8 @@ def _write(path, tensors):
 
 def _to_numpy(x):
     if hasattr(x, "detach"):  # a torch tensor, on any device
+        if getattr(x, "is_meta", False):
+            raise ValueError("it is a torch tensor on the meta device, which holds no values")
         if x.is_complex():
             return x.detach().cpu().numpy()  # said complex by the caller, not cast away
         return x.detach().float().cpu().numpy()
@@ -154,10 +160,18 @@ class Case:
         self.path, self.meta = path, meta
         self._temporary = None  # ltt.case() without workdir: the folder's remover
         self.workdir = None  # ltt.case()'s workdir: where verify() keeps a failing output's folder
-        self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
-        self.eps, self.norm = float(meta["eps"]), meta.get("rmsnorm_order", "declared")
-        self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
-        self.tiers = [int(k) for k in meta["tiers"].split(",")]
+        try:
+            self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
+            self.eps, self.norm = float(meta["eps"]), meta.get("rmsnorm_order", "declared")
+            self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
+            self.tiers = [int(k) for k in meta["tiers"].split(",")]
+        except ValueError as e:
+            raise LttError(f"{path}: not an ltt case file: its metadata hold a value that is not a number ({e})") from None
+        if min(self.tp, self.tokens, self.hidden, self.latent) < 1 or len(set(self.tiers)) != len(self.tiers) or \
+                not all(0 <= k <= 4 for k in self.tiers):
+            raise LttError(f"{path}: not an ltt case file: tp, tokens, hidden and latent must be >= 1 and tiers distinct "
+                           f"tiers 0..4 (tp {meta['tp']}, tokens {meta['tokens']}, hidden {meta['hidden']}, latent "
+                           f"{meta['latent']}, tiers {meta['tiers']!r})")
         conv = _converter(device)
         names = [f"routed.rank{r}" for r in range(self.tp)] + [f"shared.rank{r}" for r in range(self.tp)] + \
             ["norm_weight", "up_weight", "expected_exact"] + [f"expected.tier{k}" for k in self.tiers]
@@ -165,6 +179,21 @@ class Case:
         if missing:
             raise LttError(f"{path}: not a whole ltt case file: no tensor {', '.join(missing[:4])}"
                            f"{' and more' if len(missing) > 4 else ''}")
+        # The tensors as the metadata say, and no others: a file ltt refuses is refused here too, not
+        # loaded to blame the caller's output later.
+        M, H, L = self.tokens, self.hidden, self.latent
+        want = {**{f"routed.rank{r}": (M, L) for r in range(self.tp)}, **{f"shared.rank{r}": (M, H) for r in range(self.tp)},
+                "norm_weight": (L,), "up_weight": (H, L), "expected_exact": (M, H),
+                **{f"expected.tier{k}": (M, H) for k in self.tiers}}
+        for n, a in t.items():
+            if n.startswith("output.tier"):  # a failure dump's outputs ride along
+                continue
+            if n not in want:
+                raise LttError(f"{path}: tensor {n!r} is none this case file holds (tp {self.tp}, tiers "
+                               f"{meta['tiers']}): the file was edited or made by another tool; make it again with ltt golden")
+            if tuple(a.shape) != want[n] and not (n == "norm_weight" and tuple(a.shape) == (1, L)):
+                raise LttError(f"{path}: tensor {n!r} has shape {list(a.shape)}, the metadata (T {self.tp}, M {M}, H {H}, "
+                               f"L {L}) give {list(want[n])}: the file was edited; make it again with ltt golden")
         self.inputs = {
             "R": [conv(t[f"routed.rank{r}"]) for r in range(self.tp)],
             "S": [conv(t[f"shared.rank{r}"]) for r in range(self.tp)],
@@ -240,6 +269,8 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
         raise LttError(f"ltt.case: eps must be a number, not {eps!r}") from None
     args = ["--tp", _one_int("tp", tp), "--tokens", _one_int("tokens", tokens), "--dims", str(dims), "--dist", dist,
             "--seed", _one_int("seed", seed), "--tier", tiers_arg, "--eps", repr(eps_f)]
+    if algo is not None and not isinstance(algo, str):
+        raise LttError(f"ltt.case: algo must be a string (one-shot or ring), not {algo!r}")
     if algo:
         args += ["--algo", algo]
     if norm:
@@ -268,8 +299,12 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
                 time.sleep(0.2)
                 waited += 0.2
         if r.returncode != 0:
-            raise LttError(f"ltt golden failed: {r.stderr.strip()}")
-        files = sorted({e["file"] for e in json.load(open(os.path.join(work, "manifest.json")))["files"]})
+            raise LttError(f"ltt golden failed (exit {r.returncode}): {r.stderr.strip() or r.stdout.strip() or 'it said nothing'}")
+        try:
+            files = sorted({e["file"] for e in json.load(open(os.path.join(work, "manifest.json")))["files"]})
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise LttError(f"ltt golden ({binary()}) exited 0 but left no manifest in {work} to read ({e}): is it ltt? "
+                           f"{_HOW}") from None
         if len(files) != 1:
             raise LttError(f"ltt golden {' '.join(args)}: expected one case file in {work}, found {files}")
         c = Case(os.path.join(work, files[0]), device=device)
@@ -372,6 +407,11 @@ def verify(case, output, tier, rank=None, workdir=None):
             raise LttError(f"ltt.verify: {what} must be an integer, not {v!r}")
         return n
 
+    if isinstance(case, (str, os.PathLike)):  # a case file's path: loaded, as Case(path) does
+        case = Case(case)
+    if not isinstance(case, Case):
+        raise LttError(f"ltt.verify: case must be an ltt.Case (ltt.case() or ltt.Case(path)) or a case file's path, "
+                       f"not {type(case).__name__}")
     tier = index("tier", tier)
     outs = output if isinstance(output, dict) else {0 if rank is None else index("a rank", rank): output}
     tensors = {}
@@ -380,6 +420,8 @@ def verify(case, output, tier, rank=None, workdir=None):
         name = f"output.tier{tier}.rank{r}"
         if name in tensors:  # {0: y, "0": z}: one rank given twice would keep the last in silence
             raise LttError(f"ltt.verify: rank {r}'s output is given twice: give each rank once")
+        if y is None:
+            raise LttError(f"ltt.verify: the output of rank {r} is None: give an array [M, H]")
         try:
             a = _to_numpy(y)
         except (TypeError, ValueError) as e:
