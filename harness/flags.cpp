@@ -130,12 +130,17 @@ Result<double> real(const std::string& flag, const std::string& s, double lo, do
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (*end != 0 || end == s.c_str()) return LTT_USAGE(quoted(flag, s), " is not a number");
+  // strtod reads C's hexadecimal floats ("0x10", "0x1p3"); no flag takes one, as no integer flag does.
+  if (s.find_first_of("xX") != std::string::npos) return LTT_USAGE(quoted(flag, s), " is not a decimal number");
   if (!std::isfinite(v)) return LTT_USAGE(quoted(flag, s), " is not a finite number");
-  if (errno == ERANGE)  // finite but past double's range or below its normal numbers
+  if (errno == ERANGE && std::fabs(v) < 1)  // below double's normal numbers: not held exactly
+    return LTT_USAGE(quoted(flag, s), " is below double's normal numbers (2.2e-308): use ", lo_open ? "(" : "[", lo, ", ", hi, "]",
+                     " with a normal number");
+  if (errno == ERANGE)  // past double's range
     return LTT_USAGE(quoted(flag, s), " is out of range: use ", lo_open ? "(" : "[", lo, ", ", hi, "]");
   if (v < lo || v > hi || (lo_open && v == lo))
     return LTT_USAGE(quoted(flag, s), " is out of range: use ", lo_open ? "(" : "[", lo, ", ", hi, "]");
-  return v;
+  return v == 0 ? 0.0 : v;  // -0 is 0 (a report would say -0.0)
 }
 
 Result<std::vector<int>> tiers(const std::string& flag, const std::string& s) {

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -154,6 +155,15 @@ int run_ltt(int argc, char** argv);
 }
 
 int main(int argc, char** argv) {
+  // A run that writes files (reports, a golden set, a machine file) goes on
+  // when its standard output is a pipe that closed (ltt check --json r.json
+  // | head): SIGPIPE would kill it before the files, which it was asked for,
+  // are written. Standard output's loss is said at the end (below). A run
+  // with nothing but its standard output still stops at once.
+  for (int i = 1; i < argc; ++i)
+    for (const char* f : {"--json", "--markdown", "--html", "--svg", "--machine-out", "--dump-dir", "--out"})
+      if (std::strcmp(argv[i], f) == 0 || (std::strncmp(argv[i], f, std::strlen(f)) == 0 && argv[i][std::strlen(f)] == '='))
+        std::signal(SIGPIPE, SIG_IGN);
   const int rc = run_ltt(argc, argv);
   // The table and the verdict must have reached standard output: a full disk
   // there is said and is no pass.
@@ -441,8 +451,11 @@ int run_ltt(int argc, char** argv) {
         if (dots == std::string::npos) return flags::int_list(f, s, 1, 1 << 30);
         auto a = flags::integer(f, s.substr(0, dots), 1, 1 << 30);
         auto b = flags::integer(f, s.substr(dots + 2), 1, 1 << 30);
-        if (!a.ok()) return a.error();
-        if (!b.ok()) return b.error();
+        for (auto* end : {&a, &b})  // said of the whole range, not of one end ('' for "..4")
+          if (!end->ok())
+            return LTT_USAGE(f, " '", s, "': ", end == &a ? "its start" : "its end", " ",
+                             end->error().message.substr(end->error().message.find("' ") + 2),
+                             " (A..B: A, 2A, 4A, ... below B, and B; each from 1 to 2^30)");
         if (*a > *b) return LTT_USAGE(f, " '", s, "': the range runs backwards");
         std::vector<int> v;
         for (long m = *a; m < *b; m *= 2) v.push_back(static_cast<int>(m));

@@ -487,15 +487,17 @@ std::string change_text(const Machine& m, Dims d, int T, bool fake, const Change
 
 std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vector<int>& Ms) {
   const char* colours[kNumTiers] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"};
-  const int W = 720, Hp = 300, pad = 60;
-  const int H = static_cast<int>(o.tp.size()) * (Hp + 40) + 40;
+  // padL: room for the latency labels ("100000 us") left of each panel.
+  const int W = 720, Hp = 300, pad = 60, padL = 80, top = 56;
+  const int H = static_cast<int>(o.tp.size()) * (Hp + 40) + top;
   std::string s = cat("<svg xmlns='http://www.w3.org/2000/svg' width='", W, "' height='", H,
                       "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n");
-  s += cat("<text x='", pad, "' y='20' font-size='14'>ltt simulate: predicted latency per tier (", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
-           "), ", html_escape(m.name), "</text>\n");
+  s += cat("<text x='", padL, "' y='20' font-size='14'>ltt simulate: predicted latency per tier (",
+           o.fake ? "fake ranks on one GPU" : "one rank per GPU", ")</text>\n<text x='", padL, "' y='38'>", html_escape(m.name),
+           "</text>\n");
   for (size_t pi = 0; pi < o.tp.size(); ++pi) {
     const int T = o.tp[pi];
-    const int y0 = 40 + static_cast<int>(pi) * (Hp + 40);
+    const int y0 = top + static_cast<int>(pi) * (Hp + 40);
     double lo = 1e300, hi = 0;
     for (int k = 0; k < kNumTiers; ++k)
       for (int M : Ms) {
@@ -505,23 +507,25 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
     if (hi <= 0 || !std::isfinite(lo) || !std::isfinite(hi)) continue;
     const double lx0 = std::log10(Ms.front()), lx1 = std::log10(std::max(Ms.back(), Ms.front() + 1));
     const double ly0 = std::floor(std::log10(lo)), ly1 = std::ceil(std::log10(hi));
-    auto X = [&](double M) { return pad + (std::log10(M) - lx0) / (lx1 - lx0) * (W - 2 * pad); };
+    auto X = [&](double M) { return padL + (std::log10(M) - lx0) / (lx1 - lx0) * (W - padL - pad); };
     auto Y = [&](double t) { return y0 + Hp - (std::log10(t) - ly0) / std::max(ly1 - ly0, 1.0) * Hp; };
-    s += cat("<rect x='", pad, "' y='", y0, "' width='", W - 2 * pad, "' height='", Hp, "' fill='none' stroke='#888'/>\n");
-    s += cat("<text x='", pad + 5, "' y='", y0 + 15, "'>T ", T, "</text>\n");
+    s += cat("<rect x='", padL, "' y='", y0, "' width='", W - padL - pad, "' height='", Hp, "' fill='none' stroke='#888'/>\n");
+    s += cat("<text x='", padL + 5, "' y='", y0 + 15, "'>T ", T, "</text>\n");
     for (double e = ly0; e <= ly1; ++e)
       s += cat("<text x='5' y='", Y(std::pow(10, e)) + 4, "'>", std::pow(10, e), " us</text>\n");
     for (int M : Ms)
       if ((M & (M - 1)) == 0 && (Ms.size() < 20 || std::log2(M) == std::floor(std::log2(M) / 2) * 2))
         s += cat("<text x='", X(M) - 8, "' y='", y0 + Hp + 14, "'>", M, "</text>\n");
     for (int k = 0; k < kNumTiers; ++k) {
-      std::string pts;
+      std::string pts, dots;  // the line, and a dot at each M (a line of one point draws nothing)
       for (int M : Ms) {
         const double t = predict_us(m, k, o.dims, T, M, o.fake);
-        if (!std::isnan(t)) pts += cat(X(M), ",", Y(t), " ");
+        if (std::isnan(t)) continue;
+        pts += cat(X(M), ",", Y(t), " ");
+        dots += cat("<circle cx='", X(M), "' cy='", Y(t), "' r='2.5' fill='", colours[k], "'/>");
       }
       if (pts.empty()) continue;
-      s += cat("<polyline fill='none' stroke='", colours[k], "' stroke-width='2' points='", pts, "'/>\n");
+      s += cat("<polyline fill='none' stroke='", colours[k], "' stroke-width='2' points='", pts, "'/>", dots, "\n");
       s += cat("<text x='", W - pad + 5, "' y='", y0 + 15 + 14 * k, "' fill='", colours[k], "'>tier ", k, "</text>\n");
     }
     // Crossovers of the fastest tier among all five.
@@ -530,7 +534,7 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
       s += cat("<text x='", X(c.M) + 3, "' y='", y0 + Hp - 5, "'>M ", c.M, "</text>\n");
     }
   }
-  return s + "<text x='" + std::to_string(pad) + "' y='" + std::to_string(H - 8) +
+  return s + "<text x='" + std::to_string(padL) + "' y='" + std::to_string(H - 8) +
          "'>tokens M (log), latency (log); dashed: where the fastest tier changes</text>\n</svg>\n";
 }
 

@@ -81,10 +81,10 @@ Status validate(const Problem& p) {
   if (p.M < 1) return LTT_USAGE("M = ", p.M, " tokens: a batch needs M >= 1");
   if (p.H % p.T != 0)
     return LTT_USAGE("H = ", p.H, " is not divisible by T = ", p.T,
-                     ": every rank owns an equal hidden shard H/T (H % T == 0)");
+                     ": every rank owns an equal hidden shard H/T (H % T == 0); give a --tp that divides both H and L");
   if (p.L % p.T != 0)
     return LTT_USAGE("L = ", p.L, " is not divisible by T = ", p.T,
-                     ": every rank owns an equal latent shard L/T (L % T == 0)");
+                     ": every rank owns an equal latent shard L/T (L % T == 0); give a --tp that divides both H and L");
   if (!(p.eps > 0.0) || !std::isfinite(p.eps))
     return LTT_USAGE("eps = ", p.eps, " must be a finite number > 0 (RMSNorm divides by sqrt(mean + eps))");
   // A member may flush each square below 2^-126 to zero (FTZ is free in the

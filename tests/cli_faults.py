@@ -863,6 +863,15 @@ elif cls == "unseen":
     text = open(man).read()
     open(man, "w").write(text.replace('"files"', '"ltt_version": "0", "files"', 1))
     refused(["regress", os.path.dirname(c11)], "the key 'ltt_version' is given twice")
+    # (f) Numbers: no hexadecimal float (no integer flag takes hex either), -0 is 0, a range's bad end named.
+    refused(["simulate", "--copy-GBps", "0x10"], "--copy-GBps '0x10' is not a decimal number")
+    refused(["check", *base, "--ulp-max", "0x1p3"], "--ulp-max '0x1p3' is not a decimal number")
+    refused(["check", *base, "--eps", "1e-310"], "is below double's normal numbers")
+    refused(["simulate", "--tokens", "..4"], "--tokens '..4': its start is not an integer")
+    os.symlink("nowhere11", "dangling11")
+    refused(["golden", "--out", "dangling11", *SMALL, "--tp", "8", "--tokens", "1"], "--out dangling11 is a link to nowhere11")
+    r = run([ltt, "check", *base, "--ulp-max", "-0", "--json", "z11.json"])
+    expect(r.returncode == 0 and '"ulp_max": -0.0' not in open("z11.json").read(), "--ulp-max -0 is written as 0", r)
 else:
     sys.exit(f"unknown class {cls}")
 

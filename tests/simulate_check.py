@@ -60,6 +60,9 @@ for t in d["tp"]:
 svg = ET.parse("s.svg").getroot()
 polylines = [e for e in svg.iter() if e.tag.endswith("polyline")]
 expect(len(polylines) >= 3 * 4, f"the SVG draws a line per tier and T ({len(polylines)})")
+r = run("--tp", "8", "--tokens", "5", "--svg", "one.svg")
+dots = [e for e in ET.parse("one.svg").getroot().iter() if e.tag.endswith("circle")] if r.returncode == 0 else []
+expect(len(dots) == 5, f"one M: a dot per tier (a line of one point draws nothing): {len(dots)}", r)
 
 # The built-in machine is the committed file.
 a, b = run("--tp", "8"), run("--tp", "8", "--machine", machine)
