@@ -362,8 +362,10 @@ Result<int> run_bench(const BenchOptions& o) {
   if (!o.machine_out.empty()) {  // the calibration ltt simulate reads
     auto m = fit_machine(doc);
     if (!m.ok()) return m.error();
-    LTT_TRY(fit_reproduces(*m, doc, "its bench figures"));
+    auto against = fit_against(*m, doc, "this run");
+    if (!against.ok()) return against.error();
     LTT_TRY(save_machine(*m, o.machine_out));
+    std::printf("%s", against->c_str());
     std::printf("# calibration written to %s (ltt simulate --machine %s)\n", o.machine_out.c_str(), o.machine_out.c_str());
   }
   return 0;

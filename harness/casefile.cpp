@@ -1,7 +1,7 @@
 // Case files: make_case() and load_case().
 #include "casefile.hpp"
 
-#include <cstdio>
+#include <set>
 
 #include <algorithm>
 #include <cerrno>
@@ -148,20 +148,22 @@ Result<LoadedCase> load_case(const SafeTensors& st, const std::string& file) {
     if (std::find(c.tiers.begin(), c.tiers.end(), k) == c.tiers.end())
       return LTT_USAGE(file, ": tensor 'expected.tier", k, "' but __metadata__ 'tiers' = '", tiers, "' does not name tier ", k);
   if (!st.tensors.count("expected_exact")) return LTT_USAGE(file, ": no tensor 'expected_exact' (the float64 truth every case file holds)");
-  // No tensor but a case file's (and a failure dump's outputs): another
-  // tool's file, or an edited one, is not read as a case by its known parts.
-  for (const auto& [n, t] : st.tensors) {
-    int a = -1, b = -1;
-    char tail = 0;
-    const bool known = n == "norm_weight" || n == "up_weight" || n == "expected_exact" ||
-                       std::sscanf(n.c_str(), "routed.rank%d%c", &a, &tail) == 1 || std::sscanf(n.c_str(), "shared.rank%d%c", &a, &tail) == 1 ||
-                       std::sscanf(n.c_str(), "expected.tier%d%c", &a, &tail) == 1 ||
-                       std::sscanf(n.c_str(), "output.tier%d.rank%d%c", &a, &b, &tail) == 2;
-    if (!known)
-      return LTT_USAGE(file, ": tensor '", n, "' is none a case file holds (routed.rank{r}, shared.rank{r}, norm_weight, up_weight, "
-                       "expected_exact, expected.tier{k}; a failure dump adds output.tier{k}.rank{r}): the file was edited or made "
-                       "by another tool; make the case again with ltt golden");
+  // No tensor but a case file's (and a failure dump's outputs), each name
+  // exactly as ltt writes it: another tool's file, or an edited one, is not
+  // read as a case by its known parts.
+  std::set<std::string> names = {"norm_weight", "up_weight", "expected_exact"};
+  for (int r = 0; r < p.T; ++r) {
+    names.insert(cat("routed.rank", r));
+    names.insert(cat("shared.rank", r));
+    for (int k = 0; k < kNumTiers; ++k) names.insert(cat("output.tier", k, ".rank", r));
   }
+  for (int k : c.tiers) names.insert(cat("expected.tier", k));
+  for (const auto& [n, t] : st.tensors)
+    if (!names.count(n))
+      return LTT_USAGE(file, ": tensor '", n, "' is none this case file holds (T ", p.T, ", tiers ", join(c.tiers, ","),
+                       ": routed.rank{r} and shared.rank{r} for r < T, norm_weight, up_weight, expected_exact, "
+                       "expected.tier{k} for its tiers; a failure dump adds output.tier{k}.rank{r}): the file was edited or made "
+                       "by another tool; make the case again with ltt golden");
   auto y = st.get_f64("expected_exact", p.M, p.H);
   if (!y.ok()) return y.error();
   c.expected_exact = std::move(*y);

@@ -196,6 +196,9 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
     LTT_TRY(gpu::cuda_available());
     if (o.transport == "nccl") {
       if (P == 1) return LTT_USAGE("--transport nccl runs one rank per process: mpirun -np T ltt check --backend cuda --tp T");
+      if (std::all_of(o.tiers.begin(), o.tiers.end(), [](int k) { return k == 0; }))
+        return LTT_USAGE("--transport nccl chooses the collectives of tiers 1-4, and tier 0's fused collective always runs over "
+                         "peer memory: with --tier 0 alone it would do nothing: drop it");
       if (!gpu::have_nccl()) return LTT_USAGE("--transport nccl: this build has no NCCL (nccl.h and libnccl at configure time)");
       for (int T : o.tp)
         if (T != P)

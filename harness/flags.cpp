@@ -133,7 +133,7 @@ Result<double> real(const std::string& flag, const std::string& s, double lo, do
   // strtod reads C's hexadecimal floats ("0x10", "0x1p3"); no flag takes one, as no integer flag does.
   if (s.find_first_of("xX") != std::string::npos) return LTT_USAGE(quoted(flag, s), " is not a decimal number");
   if (!std::isfinite(v)) return LTT_USAGE(quoted(flag, s), " is not a finite number");
-  if (errno == ERANGE && std::fabs(v) < 1)  // below double's normal numbers: not held exactly
+  if (errno == ERANGE && std::fabs(v) < 1 && lo <= 0)  // in the range's reach but below double's normal numbers
     return LTT_USAGE(quoted(flag, s), " is below double's normal numbers (2.2e-308): use ", lo_open ? "(" : "[", lo, ", ", hi, "]",
                      " with a normal number");
   if (errno == ERANGE)  // past double's range

@@ -452,10 +452,14 @@ int run_ltt(int argc, char** argv) {
         auto a = flags::integer(f, s.substr(0, dots), 1, 1 << 30);
         auto b = flags::integer(f, s.substr(dots + 2), 1, 1 << 30);
         for (auto* end : {&a, &b})  // said of the whole range, not of one end ('' for "..4")
-          if (!end->ok())
-            return LTT_USAGE(f, " '", s, "': ", end == &a ? "its start" : "its end", " ",
-                             end->error().message.substr(end->error().message.find("' ") + 2),
+          if (!end->ok()) {
+            // The end's message opens with "FLAG 'END' ": the rest is why.
+            const std::string part = end == &a ? s.substr(0, dots) : s.substr(dots + 2);
+            const std::string& why = end->error().message;
+            const size_t skip = std::min(why.size(), std::string(f).size() + part.size() + 4);
+            return LTT_USAGE(f, " '", s, "': ", end == &a ? "its start" : "its end", " ", why.substr(skip),
                              " (A..B: A, 2A, 4A, ... below B, and B; each from 1 to 2^30)");
+          }
         if (*a > *b) return LTT_USAGE(f, " '", s, "': the range runs backwards");
         std::vector<int> v;
         for (long m = *a; m < *b; m *= 2) v.push_back(static_cast<int>(m));
@@ -637,13 +641,31 @@ int run_ltt(int argc, char** argv) {
           }
           fit_docs.emplace_back(file, std::move(b));
         }
-        for (const auto& [file, b] : fit_docs)
-          if (auto s = ltt::fit_reproduces(*m, b, file); !s.ok()) return fail(LTT_USAGE("--fit: ", s.error().message));
+        std::string against;
+        for (const auto& [file, b] : fit_docs) {
+          auto a = ltt::fit_against(*m, b, file);
+          if (!a.ok()) return fail(LTT_USAGE("--fit: ", a.error().message));
+          against += *a;
+        }
         if (auto s = ltt::save_machine(*m, so_machine_out); !s.ok()) return fail(s.error());
-        std::printf("# fitted %s from %s (it predicts every tier row of %s within 25%%)\n", so_machine_out.c_str(), so_fit.c_str(),
-                    fit_files.size() == 1 ? "it" : "each");
+        std::printf("# fitted %s from %s\n%s", so_machine_out.c_str(), so_fit.c_str(), against.c_str());
         return 0;
       }
+      if (!so.check.empty())  // it predicts at the file's own T, M, dims and kind of ranks (the what-if flags apply)
+        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg"})
+          if (simulate->count(f))
+            return fail(LTT_USAGE("--check compares with the bench file's own T, M, dims and ranks (fake or one process per GPU): "
+                                  "it does not take ", f));
+      for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}}) {
+        if (p.empty()) continue;
+        if (!so.machine.empty())
+          if (auto s = flags::not_an_input(f, p, {so.machine}); !s.ok()) return fail(s.error());
+        if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
+      }
+      if (auto s = flags::distinct_outputs({{"--json", so.json}, {"--svg", so.svg}}); !s.ok()) return fail(s.error());
+      // The paths are sound: from here a refusal (the machine file, the
+      // what-ifs, the sizes) leaves no earlier report to be read as this run's.
+      if (auto s = ltt::claim_simulate_reports(so); !s.ok()) return fail(s.error());
       if (!so.machine.empty()) {
         const std::string collective = so.m.collective;
         auto m = ltt::load_machine(so.machine);
@@ -661,18 +683,6 @@ int run_ltt(int argc, char** argv) {
                                                                 : ltt::cat(so.machine, " with the what-if flags"));
           !s.ok())
         return fail(s.error());
-      if (!so.check.empty())  // it predicts at the file's own T, M, dims and kind of ranks (the what-if flags apply)
-        for (const char* f : {"--tp", "--tokens", "--dims", "--fake", "--json", "--svg"})
-          if (simulate->count(f))
-            return fail(LTT_USAGE("--check compares with the bench file's own T, M, dims and ranks (fake or one process per GPU): "
-                                  "it does not take ", f));
-      for (const auto& [f, p] : {std::pair{"--json", so.json}, std::pair{"--svg", so.svg}}) {
-        if (p.empty()) continue;
-        if (!so.machine.empty())
-          if (auto s = flags::not_an_input(f, p, {so.machine}); !s.ok()) return fail(s.error());
-        if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
-      }
-      if (auto s = flags::distinct_outputs({{"--json", so.json}, {"--svg", so.svg}}); !s.ok()) return fail(s.error());
       auto r = ltt::run_simulate(so);
       return r.ok() ? *r : fail(r.error());
     }

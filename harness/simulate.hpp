@@ -78,11 +78,13 @@ Result<Machine> fit_machine(const nlohmann::json& bench);
 // fit_machine takes: said before the run, not after it (--machine-out).
 Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<int>& tiers);
 Status add_shard_gemms(Machine& m, const nlohmann::json& bench);
-// A fitted machine must predict the figures it was fitted from as ltt
-// simulate --check would pass them (every tier row within 25%, the fastest
-// tier where it wins by > 10%): else the refusal, naming `file`, the count
-// and the worst row. No machine file is written that mispredicts its own data.
-Status fit_reproduces(const Machine& m, const nlohmann::json& bench, const std::string& file);
+// How a fitted machine predicts the figures it was fitted from, as ltt
+// simulate --check would judge them (each tier row within 25%, the fastest
+// tier where it wins by > 10%): "# ..." lines to print beside the machine
+// file, so that its quality is a stated figure (the model's tier 0 predates
+// its fusion and misses today's kernels: a fit is not refused for that).
+// Rows a bench run never writes (a case twice) are refused.
+Result<std::string> fit_against(const Machine& m, const nlohmann::json& bench, const std::string& file);
 // An ltt bench --json read whole, each object's keys once; `flag` ("--check",
 // "--fit") opens every message.
 Result<nlohmann::json> read_bench_json(const std::string& file, const std::string& flag);
@@ -114,6 +116,9 @@ struct SimulateOptions {
 // when it does change some.
 std::string what_if_unused(const std::string& flag, const Machine& m, const std::vector<int>& real_T);
 
+// --json's and --svg's "did not finish" notes, written once the paths are
+// known sound and before anything else can refuse the run (main).
+Status claim_simulate_reports(const SimulateOptions& o);
 Result<int> run_simulate(const SimulateOptions& o);
 
 }  // namespace ltt

@@ -254,7 +254,7 @@ Result<int> run_verify(const VerifyOptions& o) {
         if (const double a = x.data()[e], t = y.data()[e];
             !(std::isnan(a) && std::isnan(t)) && !(a == t) && !(std::fabs(a - t) <= tol))
           return LTT_USAGE(case_file, ": tensor 'expected_exact' is not the float64 truth of the file's inputs: element [",
-                           e / c.in.p.H, ", ", e % c.in.p.H, "] is ", x.data()[e], ", the truth ", y.data()[e],
+                           e / c.in.p.H, ", ", e % c.in.p.H, "] is ", fmt("%.17g", x.data()[e]), ", the truth ", fmt("%.17g", y.data()[e]),
                            ": the file was edited or made by another tool; make it again with ltt golden");
     }
     // The verdict is the tensors' (the sets come from the inputs, eps and

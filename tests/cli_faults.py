@@ -854,7 +854,10 @@ elif cls == "unseen":
     refused(["verify", "--case", "edit11.safetensors", "--output", "o11.safetensors"],
             "tensor 'expected_exact' is not the float64 truth of the file's inputs: element [0, 3]")
     stfile.write("foo11.safetensors", {**t11, "foo": t11["norm_weight"]}, m11)
-    refused(["verify", "--case", "foo11.safetensors", "--output", "o11.safetensors"], "tensor 'foo' is none a case file holds")
+    refused(["verify", "--case", "foo11.safetensors", "--output", "o11.safetensors"], "tensor 'foo' is none this case file holds")
+    for extra in ("shared.rank8", "routed.rank01", "expected.tier7", "output.tier1.rank8"):  # names near a case file's
+        stfile.write("near11.safetensors", {**t11, extra: t11["norm_weight"]}, m11)
+        refused(["verify", "--case", "near11.safetensors", "--output", "o11.safetensors"], f"tensor '{extra}' is none")
     # (e) A manifest nested past any manifest's depth (printing it recursed: a segfault), or with a key twice.
     os.makedirs("deep11")
     open("deep11/manifest.json", "w").write('{"files":' + "[" * 100000 + "]" * 100000 + "}")

@@ -277,18 +277,22 @@ r = run("--check", np2, "--nccl-us", "6.4")
 expect(r.returncode in (0, 1) and r.stdout != run("--check", np2).stdout, "what-if flags move --check's real-rank predictions", r)
 
 # Found by the thirty-first session's new users.
-# A fit that mispredicts its own figures is refused, no machine file written (an older ltt's kernels).
+# A fit says how it predicts its own figures, as --check would judge them: the committed fit holds
+# every row; one of kernels the model does not describe (tier 0's list predates its fusion) is written
+# with its misses said, not refused (a fresh ltt bench --machine-out would be lost so).
 old_run = os.path.join(src, "bench", "results", "h200x2", "s5", "2-gemv", "bench.json")
 r = run("--fit", old_run, "--machine-out", "old.json")
-expect(r.returncode == 2 and "mispredicts that file itself" in r.stderr and "worst 409.1%" in r.stderr
-       and not os.path.exists("old.json"), "--fit of figures the model cannot describe: refused", r)
+expect(r.returncode == 0 and os.path.exists("old.json") and "21 of 33 (tier, M) within 25% (worst 409.1%, tier 0 at T 8 M 1"
+       in r.stdout and "fastest tier mispredicted where it wins by > 10%: 5" in r.stdout and "leads, not fits" in r.stdout,
+       "--fit of figures the model does not describe: written, its misses said", r)
 r = run("--fit", f"{bench8},{os.path.join(src, 'bench', 'results', 'h200-gpu', 'bench_T16.json')}", "--machine-out", "ok.json")
-expect(r.returncode == 0 and json.load(open("ok.json"))["copy_GBps"] == json.load(open(machine))["copy_GBps"],
-       "the committed fit still passes its own check", r)
-t100 = dict(b, rows=[dict(x, median_us=x["median_us"] * 100) if x["what"] == "tier1-all" else x for x in b["rows"]])
-json.dump(t100, open("t100.json", "w"))
-r = run("--fit", "t100.json", "--machine-out", "t100m.json")
-expect(r.returncode == 2 and "mispredicts" in r.stderr and not os.path.exists("t100m.json"), "--fit of edited tier-1 times", r)
+expect(r.returncode == 0 and json.load(open("ok.json"))["copy_GBps"] == json.load(open(machine))["copy_GBps"]
+       and r.stdout.count("(tier, M) within 25%") == 2 and "32 of 32 (tier, M) within 25% (worst 24.9%" in r.stdout
+       and "leads, not fits" not in r.stdout, "the committed fit holds every row of both its files", r)
+rows_twice = dict(b, rows=b["rows"] + [x for x in b["rows"] if x["what"] == "tier2-all"][:1])
+json.dump(rows_twice, open("twice.json", "w"))
+r = run("--fit", "twice.json", "--machine-out", "twice_m.json")
+expect(r.returncode == 2 and "is given twice" in r.stderr and not os.path.exists("twice_m.json"), "--fit of a file with a row twice", r)
 # A key given twice (JSON keeps the last) and a shard width written two ways are refused, not read as one.
 open("dup.json", "w").write(open(machine).read().rstrip().rstrip("}") + ', "copy_GBps": 1}')
 r = run("--machine", "dup.json")
@@ -345,6 +349,9 @@ expect(json.load(open("sel8.json")).get("finished") is True, "simulate's JSON sa
 r = run("--tp", "3", "--json", "sel8.json", "--svg", "sel8.svg")
 expect(r.returncode == 2 and json.load(open("sel8.json"))["finished"] is False and "has not finished" in open("sel8.svg").read(),
        "a refused simulate: its JSON and SVG say it did not finish", r)
+r = run("--tp", "8", "--json", "sel8.json")
+r = run("--machine", "deep.json", "--json", "sel8.json")
+expect(r.returncode == 2 and json.load(open("sel8.json"))["finished"] is False, "refused for its machine file: did not finish", r)
 
 for f in fails:
     print("FAILED:", f)
