@@ -553,7 +553,7 @@ struct Measured {
   size_t other = 0;                           // tier rows the model does not describe
 };
 
-// `flag` and `file` name the source in messages ("--check F", "--fit F").
+// `src` names the source in messages ("--check F", "--fit: F", "this run").
 Result<Measured> measured_rows(const nlohmann::json& b, const std::string& src) {
   if (auto why = bench_shape(b, false); !why.empty())
     return LTT_USAGE(src, ": not ltt bench figures (", why, "): give the --json of ltt bench --backend cuda");
