@@ -450,10 +450,8 @@ Result<int> run_golden(const GoldenOptions& o) {
   }
   skipped.say("golden");  // once nothing can refuse the run: a refusal is its only line
   // Only a valid run creates --out: a refused one leaves no empty folder behind.
-  if (fs::is_symlink(o.out, ec) && !fs::exists(o.out, ec))
-    return LTT_USAGE("--out ", o.out, " is a link to ", fs::read_symlink(o.out, ec).string(),
-                     ", which does not exist: make that directory, or give another --out");
-  ec.clear();
+  if (const auto to = dangling_link(o.out))
+    return LTT_USAGE("--out ", o.out, " is a link to ", *to, ", which does not exist: make that directory, or give another --out");
   fs::create_directories(o.out, ec);
   if (ec) return LTT_USAGE("--out ", o.out, ": cannot create the directory: ", ec.message());
   // The set is this run's alone from here; the manifest is read again under

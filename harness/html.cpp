@@ -121,9 +121,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
   h += cat("<h1>", esc(title), ": ", failed == 0 ? "pass" : "FAIL", "</h1>\n<p>", counted(results.size(), "case"), ", ", failed,
            " failed, ", fmt("%.1f", wall_seconds), " s. Command: <code>", esc(command), "</code></p>\n");
   for (const auto& n : notes) h += "<p class='note'>" + esc(n) + "</p>\n";
-  h += "<p class='legend'>The verdict: every element inside its admissible set (the bf16 values some correct member of the "
-       "tier's family can produce), every rank equal, a rerun equal, nothing unwritten, not all zero" +
-       esc(verdict_also) + ". Heatmaps below for each failing case.</p>\n";
+  h += cat("<p class='legend'>", esc(kVerdictSentence), esc(verdict_also), ". Heatmaps below for each failing case.</p>\n");
   // The table's columns, and the outputs given where verify says which (a directory's case file).
   const bool outputs = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
   h += cat("<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"

@@ -78,6 +78,12 @@ std::string resolve(const std::string& given) {
 
 std::string follow_links(const std::string& path) { return resolve(path); }
 
+std::optional<std::string> dangling_link(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_symlink(path, ec) || fs::exists(path, ec)) return std::nullopt;
+  return fs::read_symlink(path, ec).string();
+}
+
 std::optional<int> own_descriptor(const std::string& path) {
   if (path == "/dev/stdin") return 0;  // a link to what stdin reads from: never replaced by a report
   if (path == "-" || path == "/dev/stdout") return 1;

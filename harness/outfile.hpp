@@ -34,6 +34,9 @@ Status mark_unfinished(const std::string& flag, const std::string& path, const s
 // The file a path names once its symbolic links are followed, dangling ones
 // included (the file a write there would create).
 std::string follow_links(const std::string& path);
+// The target of `path` when it is a symbolic link to nothing (to say so,
+// rather than "no such file" or "File exists"), else nullopt.
+std::optional<std::string> dangling_link(const std::string& path);
 
 // The descriptor a path names in this process: /dev/stdin 0, `-` and
 // /dev/stdout 1, /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N. write_text_file writes such

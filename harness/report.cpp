@@ -496,9 +496,7 @@ Status Report::finish(double wall_seconds) {
       // A code span that holds a backtick is fenced by two (CommonMark), with spaces inside.
       << (o_.command.find('`') == std::string::npos ? "`" + o_.command + "`" : "`` " + o_.command + " ``") << "\n\n";
     for (const auto& n : notes_) f << n << "\n\n";
-    f << "The verdict: every element inside its admissible set (the bf16 values some correct member of the tier's family can "
-         "produce), every rank equal, a rerun equal, nothing unwritten, not all zero"
-      << strict_gate_clause(o_) << ".\n\n";
+    f << kVerdictSentence << strict_gate_clause(o_) << ".\n\n";
     // The table's columns, and the outputs given where verify says which (a
     // directory's case file, ranks given): a row says which case it is.
     const bool outputs = std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });

@@ -166,6 +166,11 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
 // What the verdict requires beyond the contract, for every report's verdict
 // line: ", and (--ulp-max/--ulp-frac) within ..." when either is given, else "".
 std::string strict_gate_clause(const CheckOptions& o);
+// The verdict in one sentence, for the Markdown's and the HTML's legend (the
+// terminal's header spells out the family's freedoms too).
+inline constexpr const char* kVerdictSentence =
+    "The verdict: every element inside its admissible set (the bf16 values some correct member of the tier's family can "
+    "produce), every rank equal, a rerun equal, nothing unwritten, not all zero";
 
 // The placeholder a report file holds while its run is on (mark_unfinished):
 // the note, and the JSON {"ltt_version", "command", "finished": false, "note"}

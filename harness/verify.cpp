@@ -188,10 +188,8 @@ Result<int> run_verify(const VerifyOptions& o) {
     auto outs = safetensors_in("--output", o.output_path);
     for (const auto& name : *cases) {
       const fs::path out = fs::path(o.output_path) / name;
-      std::error_code lec;
-      if (fs::is_symlink(out, lec) && !fs::exists(out, lec))
-        return LTT_USAGE("--output ", out.string(), " is a link to ", fs::read_symlink(out, lec).string(),
-                         ", which does not exist: point it at the case's output or remove it");
+      if (const auto to = dangling_link(out.string()))
+        return LTT_USAGE("--output ", out.string(), " is a link to ", *to, ", which does not exist: point it at the case's output or remove it");
       if (!fs::exists(out))
         return LTT_USAGE("no output for case ", (fs::path(o.case_path) / name).string(), ": expected ", out.string(),
                          " (every case of the directory is verified; to verify some, give --case and --output a file each, "
