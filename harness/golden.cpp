@@ -287,9 +287,11 @@ Status write_text_atomic(const std::string& path, const std::string& text) {
 // differ from what this run would write: refused, naming the first key. A
 // file of that name in `dir` that the manifest does not list is not ltt's to
 // replace (outputs kept under the cases' names, say): refused too, unless
-// --hash-only, which never writes it.
+// --hash-only, which never writes it, and only under the set's lock
+// (`locked`): without it, another run may be between renaming its file into
+// place and listing it, so the file is unlisted for a moment.
 Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, const std::string& dir, const std::string& file,
-                    const std::map<std::string, std::string>& meta, bool hash_only) {
+                    const std::map<std::string, std::string>& meta, bool hash_only, bool locked) {
   bool listed = false;
   for (const auto& e : manifest["files"]) {
     if (e["file"] != file) continue;
@@ -314,7 +316,7 @@ Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, co
                        "elsewhere");
   }
   std::error_code ec;
-  if (!hash_only && !listed && fs::exists(fs::symlink_status(cat(dir, "/", file), ec)))
+  if (locked && !hash_only && !listed && fs::exists(fs::symlink_status(cat(dir, "/", file), ec)))
     return LTT_USAGE(dir, "/", file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
                      "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "
                      "leaves such a file: remove it)");
@@ -442,7 +444,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   if (sets.empty())
     return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes (", kTier0Applies, ")");
   // A name determines its contents: refuse any clash before writing anything.
-  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
+  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only, false));
   {
     std::vector<Problem> ps;
     for (const Set& s : sets) ps.push_back(s.p);
@@ -460,7 +462,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   LTT_TRY(lock.take(o.out, true));
   manifest = read_manifest(mpath, false);
   if (!manifest.ok()) return manifest.error();
-  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only));
+  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only, true));
   if (lock.held()) remove_stale_temporaries(o.out);  // unlocked, another run's may be live
   std::printf("# ltt golden: %zu input set(s) into %s%s\n", sets.size(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
   Table tab({{"file", "", 62}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
