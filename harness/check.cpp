@@ -59,6 +59,16 @@ std::string shell_word(const std::string& s) {
     return std::isalnum(static_cast<unsigned char>(c)) || (c && std::strchr("_-+=.,:/@%", c));
   });
   if (plain) return s;
+  // A control character (a newline in a file's name) in bash's $'...' form,
+  // so the word stays on its line and the shell reads back the same bytes.
+  if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    std::string q = "$'";
+    for (char c : s) {
+      if (c == '\'' || c == '\\') q += '\\';
+      q += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? printable(std::string(1, c)) : std::string(1, c);
+    }
+    return q + "'";
+  }
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";

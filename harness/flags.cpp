@@ -257,8 +257,16 @@ Status writable_dir(const std::string& flag, const std::string& p) {
   // The nearest existing ancestor (or the path itself) must be a writable directory.
   fs::path probe = at;
   while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
-  if (!fs::is_directory(probe, ec))
-    return LTT_USAGE(flag, " ", p, ": ", probe.string(), " is a file, not a directory");
+  if (!fs::is_directory(probe, ec)) {
+    const fs::file_type t = fs::status(probe, ec).type();
+    const char* what = t == fs::file_type::regular     ? "a file"
+                       : t == fs::file_type::character ? "a character device"
+                       : t == fs::file_type::block     ? "a block device"
+                       : t == fs::file_type::fifo      ? "a FIFO"
+                       : t == fs::file_type::socket    ? "a socket"
+                                                       : "something else";
+    return LTT_USAGE(flag, " ", p, ": ", probe.string(), " is ", what, ", not a directory");
+  }
   if (access(probe.c_str(), W_OK | X_OK) != 0)
     return LTT_USAGE(flag, " ", p, ": cannot write in ", probe.string(), ": ", std::strerror(errno));
   return {};

@@ -122,12 +122,20 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
       if (k != "files" && k != "ltt_version")
         return LTT_USAGE(path, ": unknown key '", k, "' (a manifest holds ltt_version and files; ltt golden would drop it)");
     std::set<std::string> seen;
+    size_t index = 0;
     for (const auto& e : j["files"]) {
-      if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("sha256") ||
-          !e["sha256"].is_string() || !e.contains("metadata") || !e["metadata"].is_object() || !e.contains("bytes") ||
-          !e.contains("committed"))
-        return LTT_USAGE(path, ": an entry lacks file, sha256, bytes, committed or metadata (ltt golden writes all five; "
-                         "a manifest of an older ltt: write the set again with ltt golden): ", e.dump());
+      const std::string at = cat("entry ", index++, e.is_object() && e.contains("file") && e["file"].is_string()
+                                                        ? cat(" (", e["file"].get<std::string>(), ")")
+                                                        : std::string());
+      if (!e.is_object()) return LTT_USAGE(path, ": ", at, " is not an object: ", json_excerpt(e));
+      std::vector<std::string> lacks;
+      for (const char* k : {"file", "sha256", "bytes", "committed", "metadata"})
+        if (!e.contains(k)) lacks.push_back(k);
+      if (!lacks.empty())
+        return LTT_USAGE(path, ": ", at, " lacks ", join(lacks), " (ltt golden writes file, sha256, bytes, committed and "
+                         "metadata; a manifest of an older ltt: write the set again with ltt golden)");
+      if (!e["file"].is_string() || !e["sha256"].is_string() || !e["metadata"].is_object())
+        return LTT_USAGE(path, ": ", at, ": file and sha256 must be strings and metadata an object: ", json_excerpt(e));
       for (const auto& [k, v] : e.items())
         if (k != "file" && k != "sha256" && k != "bytes" && k != "committed" && k != "metadata")
           return LTT_USAGE(path, ": ", e["file"].get<std::string>(), ": unknown key '", k,
@@ -142,9 +150,9 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
         return LTT_USAGE(path, ": entry file '", file, "' is not a file name in the manifest's directory");
       if (!seen.insert(file).second) return LTT_USAGE(path, ": ", file, " is listed twice: keep one entry");
       if (!e["committed"].is_boolean())
-        return LTT_USAGE(path, ": ", file, ": 'committed' is ", e["committed"].dump(), ": it must be true or false");
+        return LTT_USAGE(path, ": ", file, ": 'committed' is ", json_excerpt(e["committed"]), ": it must be true or false");
       if (!(e["bytes"].is_number_unsigned() || (e["bytes"].is_number_integer() && e["bytes"].get<long long>() >= 0)))
-        return LTT_USAGE(path, ": ", file, ": 'bytes' is ", e["bytes"].dump(), ": it must be a whole number of bytes");
+        return LTT_USAGE(path, ": ", file, ": 'bytes' is ", json_excerpt(e["bytes"]), ": it must be a whole number of bytes");
     }
     return j;
   } catch (const std::exception& ex) {
@@ -306,8 +314,8 @@ Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, co
       const nlohmann::json theirs = have.contains(k) ? have[k] : nlohmann::json();
       if (mine != theirs)
         return LTT_USAGE(mpath, ": ", file, ": the manifest's entry has ", k, " = ",
-                         theirs.is_null() ? "(none)" : theirs.dump(), ", this run would write ", k, " = ",
-                         mine.is_null() ? "(none)" : mine.dump(),
+                         theirs.is_null() ? "(none)" : json_excerpt(theirs), ", this run would write ", k, " = ",
+                         mine.is_null() ? "(none)" : json_excerpt(mine),
                          ": a clash is never replaced; remove that entry and its file, or write elsewhere");
     }
     if (hash_only && e.value("committed", true))

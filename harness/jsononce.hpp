@@ -30,4 +30,12 @@ inline std::string json_text(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+// `j` on one line for a message, cut after max characters ("..." then), so
+// a wrong value quoted back cannot bury the message under a megabyte.
+inline std::string json_excerpt(const nlohmann::json& j, size_t max = 120) {
+  std::string t = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (t.size() > max) t = t.substr(0, max) + "...";
+  return t;
+}
+
 }  // namespace ltt

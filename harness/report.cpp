@@ -345,7 +345,7 @@ void Report::add(const CaseResult& r) {
     if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
   }
-  if (!r.outputs_note.empty()) std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.outputs_note.c_str());
+  if (!r.outputs_note.empty()) std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), printable(r.outputs_note).c_str());
   if (r.ok && !o_.gemm_algos.empty() && !r.note.empty())  // --gemm-algos' count of algorithms
     std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), r.note.c_str());
   if (r.ok && r.rows_moved)

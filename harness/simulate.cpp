@@ -182,7 +182,7 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
              {"net_us", &m.net_us}}) {
       if (!j.contains(key))
         return LTT_USAGE(path, ": the machine file lacks the number '", key, "' (ltt bench --machine-out writes a whole one)");
-      if (!j[key].is_number()) return LTT_USAGE(path, ": '", key, "' is ", j[key].dump(), ", not a number");
+      if (!j[key].is_number()) return LTT_USAGE(path, ": '", key, "' is ", json_excerpt(j[key]), ", not a number");
       *field = j[key].get<double>();
       if (!(*field > 0) || !std::isfinite(*field)) return LTT_USAGE(path, ": '", key, "' must be a finite number > 0");
     }
@@ -190,7 +190,7 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
       return LTT_USAGE(path, ": the machine file lacks 'gpus_per_node', the GPUs of one node (ltt bench --machine-out writes ",
                        "a whole file; 8 for an HGX node)");
     if (const auto& g = j["gpus_per_node"]; !g.is_number_integer() || g.get<long long>() < 1 || g.get<long long>() > kMaxGpusPerNode)
-      return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to ", kMaxGpusPerNode, " (it is ", g.dump(), ")");
+      return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to ", kMaxGpusPerNode, " (it is ", json_excerpt(g), ")");
     m.gpus_per_node = j["gpus_per_node"].get<int>();
     if (j.contains("gemm_shard_us") && !(j["gemm_shard_us"].is_object() && j["gemm_shard_us"].empty())) {
       if (!j.contains("gemm_shard_L"))
@@ -199,7 +199,7 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
                          "ltt simulate --fit");
       const auto& l = j["gemm_shard_L"];
       if (!l.is_number_integer() || l.get<long long>() < 1 || l.get<long long>() > 1000000000)
-        return LTT_USAGE(path, ": 'gemm_shard_L' must be a whole number >= 1 (it is ", l.dump(), ")");
+        return LTT_USAGE(path, ": 'gemm_shard_L' must be a whole number >= 1 (it is ", json_excerpt(l), ")");
       m.gemm_shard_L = l.get<int>();
       if (!j["gemm_shard_us"].is_object())
         return LTT_USAGE(path, ": 'gemm_shard_us' must be an object: shard width -> {M -> us}");
@@ -261,7 +261,10 @@ Machine default_machine() {
   return m.ok() ? *m : Machine{};  // the build embeds a valid file; the test simulate.default holds it
 }
 
-Status save_machine(const Machine& m, const std::string& path) {
+namespace {
+
+// A machine's figures as its file holds them.
+nlohmann::json machine_json(const Machine& m) {
   const nlohmann::json j{{"name", m.name},           {"source", m.source},         {"copy_GBps", m.copy_GBps},
                          {"launch_us", m.launch_us}, {"elem_eff", m.elem_eff},     {"elem2d_eff", m.elem2d_eff},
                          {"gemm_warm_eff", m.gemm_warm_eff}, {"gemm_floor_us", m.gemm_floor_us},
@@ -272,7 +275,13 @@ Status save_machine(const Machine& m, const std::string& path) {
   for (const auto& [n, row] : m.gemm_shard_us)
     for (const auto& [M, us] : row) jj["gemm_shard_us"][std::to_string(n)][std::to_string(M)] = us;
   if (!m.gemm_shard_us.empty()) jj["gemm_shard_L"] = m.gemm_shard_L;
-  return write_text_file("--machine-out", path, json_text(jj));
+  return jj;
+}
+
+}  // namespace
+
+Status save_machine(const Machine& m, const std::string& path) {
+  return write_text_file("--machine-out", path, json_text(machine_json(m)));
 }
 
 namespace {
@@ -293,9 +302,7 @@ std::string bench_shape(const nlohmann::json& b, bool need_dims = true) {
                     r.contains("tokens") && size(r["tokens"]) && r.contains("median_us") && r["median_us"].is_number() &&
                     r["median_us"].get<double>() > 0 && r["median_us"].get<double>() <= 1e9;
     if (!ok) {
-      const std::string text = r.dump();
-      return cat("row ", i, " is not {what, tp >= 1, tokens >= 1, median_us in (0, 1e9]}: ", text.substr(0, 120),
-                 text.size() > 120 ? "..." : "");
+      return cat("row ", i, " is not {what, tp >= 1, tokens >= 1, median_us in (0, 1e9]}: ", json_excerpt(r));
     }
     ++i;
   }
@@ -348,7 +355,7 @@ Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<in
 Result<Machine> fit_machine(const nlohmann::json& b) {
   LTT_TRY(bench_figures(b));
   if (b.contains("processes"))
-    return LTT_USAGE("figures of ", b["processes"].dump(), " processes (mpirun, real ranks): a machine is fitted from one ",
+    return LTT_USAGE("figures of ", json_excerpt(b["processes"]), " processes (mpirun, real ranks): a machine is fitted from one ",
                      "process's fake ranks (ltt bench --backend cuda, without mpirun)");
   if (!b.contains("copy_GBps") || !b["copy_GBps"].is_number() || !(b["copy_GBps"].get<double>() > 0) ||
       !std::isfinite(b["copy_GBps"].get<double>()))
@@ -852,9 +859,9 @@ Result<int> run_simulate(const SimulateOptions& o) {
   const std::vector<int> all = {0, 1, 2, 3, 4}, production = {0, 1, 2};
   for (int T : o.tp) {
     std::printf("# T %d%s\n", T, T > m.gpus_per_node && !o.fake ? cat(" (", (T + m.gpus_per_node - 1) / m.gpus_per_node, " nodes)").c_str() : "");
-    Table t({{"M", "", 6}, {"tier 0", "us", 9}, {"tier 1", "us", 9}, {"tier 2", "us", 9}, {"tier 3", "us", 9},
-             {"tier 4", "us", 9}, {"fastest", "", 7}, {"of 0-2", "", 6}});
-    t.header();
+    std::vector<Column> cols{{"M", "", 6},      {"tier 0", "us", 9}, {"tier 1", "us", 9}, {"tier 2", "us", 9},
+                             {"tier 3", "us", 9}, {"tier 4", "us", 9}, {"fastest", "", 7}, {"of 0-2", "", 6}};
+    std::vector<std::vector<std::string>> table;
     nlohmann::json rows = nlohmann::json::array();
     for (int M : Ms) {
       std::vector<std::string> cells{std::to_string(M)};
@@ -869,9 +876,15 @@ Result<int> run_simulate(const SimulateOptions& o) {
       cells.push_back(cat("tier ", fp));
       r["fastest"] = f;
       r["fastest_production"] = fp;
-      t.row(cells);
+      table.push_back(cells);
       rows.push_back(r);
     }
+    // Columns widen to their longest figure (M 1e9 takes 10 digits, its times 12).
+    for (const auto& cells : table)
+      for (size_t c = 0; c < cells.size(); ++c) cols[c].width = std::max(cols[c].width, static_cast<int>(cells[c].size()));
+    const Table t(cols);
+    t.header();
+    for (const auto& cells : table) t.row(cells);
     // Crossovers (every M between the first and last given where the fastest
     // tier changes) and the production selection's thresholds (from M 1 to
     // the largest given, at least 16384, whatever M were listed).
@@ -934,7 +947,19 @@ Result<int> run_simulate(const SimulateOptions& o) {
   ReportWrites writes;
   if (!o.json.empty()) {
     nlohmann::json j = report_head(o.command);
-    j.update({{"fake_ranks", o.fake}, {"machine", m.name}, {"dims", {o.dims.H, o.dims.L}}, {"tp", jt}});
+    // The figures every prediction above came from: the machine file's (or
+    // the built-in one's) with the what-ifs given applied, so that a report
+    // says what it assumed.
+    std::vector<std::string> what_ifs = o.link_what_ifs;
+    if (o.copy_what_if) what_ifs.insert(what_ifs.begin(), "--copy-GBps");
+    j.update({{"fake_ranks", o.fake},
+              {"machine", m.name},
+              {"machine_file", o.machine.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.machine)},
+              {"machine_figures", machine_json(m)},
+              {"what_ifs", what_ifs},
+              {"collective", m.collective},
+              {"dims", {o.dims.H, o.dims.L}},
+              {"tp", jt}});
     writes.keep(write_text_file("--json", o.json, json_text(j)));
   }
   if (!o.svg.empty()) writes.keep(write_text_file("--svg", o.svg, svg_plot(m, o, Ms)));

@@ -7,25 +7,29 @@
 
 namespace ltt {
 
+namespace {
+
+// " " and s right-aligned in width characters; a longer s is kept whole.
+void cell(std::string& line, const std::string& s, int width) {
+  line += ' ';
+  if (static_cast<int>(s.size()) < width) line.append(static_cast<size_t>(width) - s.size(), ' ');
+  line += s;
+}
+
+}  // namespace
+
 void Table::header() const {
   std::string a = "#", b = "#";
   for (const auto& c : cols_) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, " %*s", c.width, c.name.c_str());
-    a += buf;
-    std::snprintf(buf, sizeof buf, " %*s", c.width, c.unit.c_str());
-    b += buf;
+    cell(a, c.name, c.width);
+    cell(b, c.unit, c.width);
   }
   std::fprintf(out_, "%s\n%s\n", a.c_str(), b.c_str());
 }
 
 void Table::row(const std::vector<std::string>& cells) const {
   std::string s = " ";
-  for (size_t i = 0; i < cols_.size(); ++i) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, " %*s", cols_[i].width, i < cells.size() ? cells[i].c_str() : "");
-    s += buf;
-  }
+  for (size_t i = 0; i < cols_.size(); ++i) cell(s, i < cells.size() ? cells[i] : std::string(), cols_[i].width);
   std::fprintf(out_, "%s\n", s.c_str());
   std::fflush(out_);
 }

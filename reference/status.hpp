@@ -39,6 +39,11 @@ std::string cat(const A&... a) {
   return os.str();
 }
 
+// s with its control characters written as escapes (\n, \t, \0, \xHH), so a
+// name holding them (a file called "a\nb") stays on its one line of a report
+// or message, and a NUL no longer cuts the rest of the line off.
+std::string printable(const std::string& s);
+
 // A count and its noun: counted(1, "case") is "1 case", counted(3, "case") "3 cases".
 inline std::string counted(size_t n, const char* noun) { return cat(n, " ", noun, n == 1 ? "" : "s"); }
 

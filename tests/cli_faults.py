@@ -877,6 +877,37 @@ elif cls == "unseen":
     refused(["golden", "--out", "dangling11", *SMALL, "--tp", "8", "--tokens", "1"], "--out dangling11 is a link to nowhere11")
     r = run([ltt, "check", *base, "--ulp-max", "-0", "--json", "z11.json"])
     expect(r.returncode == 0 and '"ulp_max": -0.0' not in open("z11.json").read(), "--ulp-max -0 is written as 0", r)
+    # 12. Found by the thirty-second session.
+    # (a) A name holding a newline stays on its line: the row's note, the reproduce line (bash's $'...', which
+    # reruns the same files) and an error message each write it as \n.
+    os.makedirs("dc12")
+    os.makedirs("do12")
+    nl_case = os.path.join("dc12", "a\nb.safetensors")
+    shutil.copy(c11, nl_case)
+    dt, sh, raw = t11["expected.tier1"]
+    bad = bytearray(raw)
+    bad[2 * 3 + 1] ^= 0x40  # element [0, 3]'s exponent: far outside its set
+    stfile.write("do12/it's\nx.safetensors", {"output": (dt, sh, bytes(bad))})
+    r = run([ltt, "verify", "--case", nl_case, "--output", "do12/it's\nx.safetensors"])
+    repro = [x for x in r.stdout.splitlines() if x.startswith("#     reproduce: ")]
+    expect(r.returncode == 1 and len(repro) == 1 and "--case $'dc12/a\\nb.safetensors' --output $'do12/it\\'s\\nx.safetensors'"
+           in repro[0], "a failing case whose files' names hold newlines: one reproduce line, in $'...'", r)
+    if repro:
+        again = run(["bash", "-c", repro[0][len("#     reproduce: "):]])
+        expect(again.returncode == 1 and "# 1 case, 1 failed" in again.stdout,
+               "the reproduce line, run by bash, reruns the same files", again)
+    os.rename("do12/it's\nx.safetensors", "do12/other.safetensors")
+    r = run([ltt, "verify", "--case", "dc12", "--output", "do12"])
+    expect(r.returncode == 2 and "no output for case dc12/a\\nb.safetensors: expected do12/a\\nb.safetensors" in r.stderr
+           and len(r.stderr.strip().splitlines()) == 1, "an error naming a file with a newline is one line", r)
+    shutil.copy("do12/other.safetensors", "do12/a\nb.safetensors")
+    os.remove("do12/other.safetensors")
+    r = run([ltt, "verify", "--case", "dc12", "--output", "do12"])
+    notes = [x for x in r.stdout.splitlines() if x.startswith("#   tier 1 ")]
+    expect(r.returncode == 1 and len(notes) == 1 and notes[0].endswith(": case a\\nb.safetensors"),
+           "a directory's row note names the case on its one line", r)
+    # (b) --out on a device names what it is (it said "is a file").
+    refused(["golden", "--out", "/dev/null", *SMALL, "--tp", "8", "--tokens", "1"], "/dev/null is a character device, not a directory")
 else:
     sys.exit(f"unknown class {cls}")
 

@@ -304,7 +304,21 @@ os.rename(os.path.join(g, seed1), os.path.join(g, DEFAULT))
 assert r.returncode == 1 and f"DRIFT {seed1}: its metadata name the file {DEFAULT}" in r.stdout, r.stdout + r.stderr
 regress_refuses(lambda x: x.update(sha256="abc"), "sha256 'abc' is not 64 lowercase hex digits")
 regress_refuses(lambda x: x.update(sha256=x["sha256"].upper()), "is not 64 lowercase hex digits")
-regress_refuses(lambda x: x.pop("bytes"), "an entry lacks file, sha256, bytes, committed or metadata")
+regress_refuses(lambda x: x.pop("bytes"), f"entry 0 ({DEFAULT}) lacks bytes (ltt golden writes")
+# An entry lacking keys is named by its place and what it lacks, and a wrong
+# value is quoted in part: the whole entry (a 1 MB string in it) made a 1 MB message.
+regress_refuses(lambda x: (x.pop("sha256"), x.pop("committed")), f"entry 0 ({DEFAULT}) lacks sha256, committed")
+for key, value in (("bytes", None), ("committed", "z" * 1000000)):
+    m = json.loads(json.dumps(good))
+    m["files"][0]["metadata"]["note"] = "y" * 1000000
+    if value is None:
+        m["files"][0].pop(key)
+    else:
+        m["files"][0][key] = value
+    json.dump(m, open(os.path.join(g, "manifest.json"), "w"))
+    r = run("regress", g)
+    assert r.returncode == 2 and (f"lacks {key}" if value is None else '\'committed\' is "zzz') in r.stderr \
+        and len(r.stderr) < 2000, r.stderr[:3000]
 regress_refuses(lambda x: x.update(note="mine"), "unknown key 'note'")
 regress_refuses(lambda x: x["metadata"].pop("eps"), "has no 'eps'")
 json.dump(good, open(os.path.join(g, "manifest.json"), "w"))

@@ -165,6 +165,16 @@ v = ltt.verify(case, {2: y, 5: z}, tier=1)
 expect(v.report.get("compared_with_rank") == 2 and "differs from rank 2's" in v.message(), f"compared with the lowest rank given: {v.message()}")
 for name in os.listdir(tmp):
     shutil.rmtree(os.path.join(tmp, name))
+# ltt's own refusal names the case and the tier, not the temporary folder the output went through (gone
+# once the error is read).
+try:
+    ltt.verify(case, {9: y}, tier=1)
+    fails.append("rank 9 of T 8 was accepted")
+except ltt.LttError as e:
+    expect(str(e).startswith(f"ltt.verify (case {case.path}, tier 1): ") and "ltt-verify-" not in str(e)
+           and "rank9" in str(e), f"ltt's refusal without the temporary paths: {e}")
+for name in os.listdir(tmp):
+    shutil.rmtree(os.path.join(tmp, name))
 # Bad arguments and files are LttErrors, not Python's own exceptions.
 junk = os.path.join(work, "junk.safetensors")
 open(junk, "wb").write(b"not a safetensors file at all")

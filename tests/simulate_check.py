@@ -352,6 +352,27 @@ expect(r.returncode == 2 and json.load(open("sel8.json")).get("finished") is Fal
 r = run("--tp", "8", "--json", "sel8.json")
 r = run("--machine", "deep.json", "--json", "sel8.json")
 expect(r.returncode == 2 and json.load(open("sel8.json")).get("finished") is False, "refused for its machine file: did not finish", r)
+# Found by the thirty-second session.
+# The JSON says what its predictions assumed: the figures with the what-ifs applied, a machine file that
+# --machine reads back to the same predictions.
+r = run("--tp", "8,16", "--tokens", "1,33,2048", "--link-GBps", "100", "--link-us", "7", "--collective", "one-shot",
+        "--json", "assume.json")
+a = json.load(open("assume.json")) if r.returncode == 0 else {}
+fig = a.get("machine_figures", {})
+expect(r.returncode == 0 and a.get("machine_file") is None and a.get("what_ifs") == ["--link-GBps", "--link-us", "--collective"]
+       and a.get("collective") == "one-shot" and fig.get("link_GBps") == 100 and fig.get("link_us") == 7,
+       f"the JSON's assumptions: {a.get('machine_file')} {a.get('what_ifs')} {a.get('collective')}", r)
+json.dump(fig, open("assumed-machine.json", "w"))
+r2 = run("--tp", "8,16", "--tokens", "1,33,2048", "--machine", "assumed-machine.json", "--collective", "one-shot",
+         "--json", "again.json")
+b = json.load(open("again.json")) if r2.returncode == 0 else {}
+expect(r2.returncode == 0 and [t["rows"] for t in b.get("tp", [])] == [t["rows"] for t in a.get("tp", [])] and b.get("what_ifs") == ["--collective"]
+       and b.get("machine_file") == "assumed-machine.json", "the machine figures read back predict the same", r2)
+# The table's columns widen to M 2^30's figures, so every row lines up under its header.
+r = run("--tp", "8", "--tokens", "1,1000000000,1073741824")
+lines = [x for x in r.stdout.splitlines() if x.startswith("#          M") or x.strip().startswith(("1 ", "1000000000", "1073741824"))]
+expect(r.returncode == 0 and len(lines) == 4 and len({len(x.rstrip()) for x in lines}) == 1,
+       f"the table at M 1e9 lines up: {lines}", r)
 
 for f in fails:
     print("FAILED:", f)

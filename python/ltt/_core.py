@@ -46,14 +46,19 @@ def binary():
     raise LttError(f"no ltt binary: $LTT is unset, no ltt on PATH, {checkout}; {_HOW}")
 
 
-def _run(args):
+def _run(args, what=None, hide=None):
+    """Runs ltt with args; exit 2 is an LttError opening with `what` (else the command) and with the
+    folder `hide` (a temporary one, gone once the error is read) said as "the output" in ltt's words."""
     exe = binary()
     try:
         r = subprocess.run([exe, *args], capture_output=True, text=True)
     except OSError as e:
         raise LttError(f"could not run {exe}: {e}; {_HOW}") from None
     if r.returncode == 2:
-        raise LttError(f"ltt {' '.join(args)}: {r.stderr.strip() or r.stdout.strip()}")
+        why = r.stderr.strip() or r.stdout.strip()
+        if hide:
+            why = why.replace(os.path.join(hide, "output.safetensors"), "the output").replace(hide, "the output's folder")
+        raise LttError(f"{what or 'ltt ' + ' '.join(args)}: {why}")
     return r
 
 
@@ -444,7 +449,7 @@ def verify(case, output, tier, rank=None, workdir=None):
         _write(out_path, tensors)
         report = os.path.join(work, "report.json")
         args = ["verify", "--case", case.path, "--output", out_path, "--tier", str(tier), "--json", report]
-        r = _run(args)
+        r = _run(args, f"ltt.verify (case {case.path}, tier {tier})", work)
         if not os.path.exists(report):
             raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
         report = json.load(open(report))
