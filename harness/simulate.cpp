@@ -516,7 +516,9 @@ std::string svg_plot(const Machine& m, const SimulateOptions& o, const std::vect
     auto X = [&](double M) { return padL + (std::log10(M) - lx0) / (lx1 - lx0) * (W - padL - pad); };
     auto Y = [&](double t) { return y0 + Hp - (std::log10(t) - ly0) / std::max(ly1 - ly0, 1.0) * Hp; };
     s += cat("<rect x='", padL, "' y='", y0, "' width='", W - padL - pad, "' height='", Hp, "' fill='none' stroke='#888'/>\n");
-    s += cat("<text x='", padL + 5, "' y='", y0 + 15, "'>T ", T, "</text>\n");
+    s += cat("<text x='", padL + 5, "' y='", y0 + 15, "'>T ", T,
+             T > m.gpus_per_node && !o.fake ? cat(" (", (T + m.gpus_per_node - 1) / m.gpus_per_node, " nodes)") : std::string(),
+             "</text>\n");
     for (double e = ly0; e <= ly1; ++e)
       s += cat("<text x='5' y='", Y(std::pow(10, e)) + 4, "'>", std::pow(10, e), " us</text>\n");
     for (int M : Ms)
