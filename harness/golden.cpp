@@ -422,6 +422,12 @@ Result<int> run_golden(const GoldenOptions& o) {
   const double t0 = now_seconds();
   std::error_code ec;
   const std::string mpath = o.out + "/manifest.json";
+  // The manifest is replaced by renaming a new file over it, which would
+  // replace a link with a file; and a manifest lists files of its own
+  // directory, which a link's target may not be.
+  if (std::error_code lec; fs::is_symlink(mpath, lec))
+    return LTT_USAGE(mpath, " is a link (to ", fs::read_symlink(mpath, lec).string(), "): golden would replace it with a file; ",
+                     "give --out the directory of the manifest itself, or replace the link with a copy");
   auto manifest = read_manifest(mpath, false);
   if (!manifest.ok()) return manifest.error();
   CaseContract cc;

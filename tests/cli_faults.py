@@ -906,7 +906,12 @@ elif cls == "unseen":
     notes = [x for x in r.stdout.splitlines() if x.startswith("#   tier 1 ")]
     expect(r.returncode == 1 and len(notes) == 1 and notes[0].endswith(": case a\\nb.safetensors"),
            "a directory's row note names the case on its one line", r)
-    # (b) --out on a device names what it is (it said "is a file").
+    # (b) golden into a folder whose manifest.json is a link: refused, the link kept (it was replaced by a file).
+    os.makedirs("ln12")
+    os.symlink(os.path.abspath(os.path.join(os.path.dirname(c11), "manifest.json")), "ln12/manifest.json")
+    refused(["golden", "--out", "ln12", *SMALL, "--tp", "8", "--tokens", "1"], "ln12/manifest.json is a link (to ")
+    expect(os.path.islink("ln12/manifest.json") and os.listdir("ln12") == ["manifest.json"], "the linked manifest is left as it was")
+    # (c) --out on a device names what it is (it said "is a file").
     refused(["golden", "--out", "/dev/null", *SMALL, "--tp", "8", "--tokens", "1"], "/dev/null is a character device, not a directory")
 else:
     sys.exit(f"unknown class {cls}")
