@@ -198,7 +198,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
           std::tuple{o.peer_memory_given && o.peer_memory == "cuda-ipc", "--peer-memory cuda-ipc",
                      "where sibling processes' buffers live"}})  // the others are refused above or below, by name
       if (given)
-        return LTT_USAGE(flag, " chooses ", what, " of --backend cuda under mpirun; here ", where,
+        return LTT_USAGE(flag, " is for --backend cuda under mpirun (it chooses ", what, "); here ", where,
                          ", so it would do nothing: drop it");
   }
   gpu::Peers peers;
@@ -322,7 +322,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
       for (int tier : set.tiers)
         carried |= set.p.T >= d->min_tp && std::find(d->tiers.begin(), d->tiers.end(), tier) != d->tiers.end();
     if (!carried) {
-      return LTT_USAGE("--mutant ", o.mutant, " acts on tiers ", join(d->tiers, ","), d->min_tp > 1 ? cat(" at T >= ", d->min_tp) : std::string(),
+      return LTT_USAGE("--mutant ", o.mutant, " acts on tier", d->tiers.size() > 1 ? "s " : " ", join(d->tiers, ","), d->min_tp > 1 ? cat(" at T >= ", d->min_tp) : std::string(),
                        ": no selected case is one, so it could not show (select such a case with --tier and --tp)");
     }
   }
@@ -611,8 +611,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                                                : write_safetensors(file, st);
             if (w.ok()) res.dump = file;
             else if (dumps_lost++ == 0)
-              std::fprintf(stderr, "ltt: %s: no case file for this failure (its verdict stands; make room in --dump-dir or "
-                           "give another): %s\n", name_case.c_str(), w.error().describe().c_str());
+              std::fprintf(stderr, "ltt: %s: no case file for this failure (its verdict stands): %s\n", name_case.c_str(),
+                           w.error().describe().c_str());
           }
         }
         if (!res.ok) {
@@ -649,6 +649,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                          o.variants.size() > 1 && worst_seed ? cat("; the row is seed ", *worst_seed, "'s, the worst") : std::string());
         worst.variants = o.variants.size();
         worst.variants_failed = n_failed_variants;
+        worst.variant_shown = worst_seed;
       }
       if (!o.gemm_algos.empty()) {
         if (algo_runs.empty()) worst.note = algo_note;

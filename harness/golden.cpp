@@ -478,8 +478,10 @@ Result<int> run_golden(const GoldenOptions& o) {
   if (!manifest.ok()) return manifest.error();
   for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only, true));
   if (lock.held()) remove_stale_temporaries(o.out);  // unlocked, another run's may be live
-  std::printf("# ltt golden: %zu input set(s) into %s%s\n", sets.size(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
-  Table tab({{"file", "", 62}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
+  std::printf("# ltt golden: %s into %s%s\n", counted(sets.size(), "input set").c_str(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
+  int file_width = 62;  // as wide as the longest name, so the rows line up
+  for (const Set& s : sets) file_width = std::max(file_width, static_cast<int>(s.file.size()));
+  Table tab({{"file", "", file_width}, {"tiers", "", 10}, {"bytes", "", 11}, {"sha256", "(first 16)", 16}, {"time", "s", 6}});
   tab.header();
   Progress prog(sets.size());
   CleanupOnSignal cleanup;
@@ -535,8 +537,8 @@ Result<int> run_golden(const GoldenOptions& o) {
     tab.row({s.file, st->metadata["tiers"], std::to_string(bytes), sha.substr(0, 16), fmt("%.1f", now_seconds() - a)});
   }
   prog.done();
-  std::printf("# wrote %zu set(s), each listed in %s as it landed; wall %.1f s\n", sets.size(), mpath.c_str(),
-              now_seconds() - t0);
+  std::printf("# %s %s, each listed in %s as it landed; wall %.1f s\n", o.hash_only ? "hashed" : "wrote",
+              counted(sets.size(), "set").c_str(), mpath.c_str(), now_seconds() - t0);
   return 0;
 }
 
@@ -552,8 +554,10 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   if (!manifest.ok()) return manifest.error();
   const auto& files = (*manifest)["files"];
   if (files.empty()) return LTT_USAGE(mpath, ": the manifest lists no file: nothing to regress");
-  std::printf("# ltt regress: %zu set(s) of %s regenerated and compared bit for bit\n", files.size(), mpath.c_str());
-  Table tab({{"file", "", 62}, {"how", "", 7}, {"time", "s", 6}, {"verdict", "", 7}});
+  std::printf("# ltt regress: %s of %s regenerated and compared bit for bit\n", counted(files.size(), "set").c_str(), mpath.c_str());
+  int file_width = 62;  // as wide as the longest name the manifest lists, so the rows line up
+  for (const auto& e : files) file_width = std::max(file_width, static_cast<int>(e["file"].get<std::string>().size()));
+  Table tab({{"file", "", file_width}, {"how", "", 7}, {"time", "s", 6}, {"verdict", "", 7}});
   tab.header();
   Progress prog(files.size());
   size_t drift = 0, errors = 0;

@@ -113,7 +113,7 @@ Status save(const std::string& path, const std::string& page) { return write_tex
 
 Status write_html(const std::string& path, const std::string& title, const std::string& command,
                   const std::vector<CaseResult>& results, const std::vector<std::string>& notes,
-                  const std::string& verdict_also, double wall_seconds) {
+                  const std::string& verdict, double wall_seconds) {
   size_t failed = 0;
   for (const auto& r : results) failed += r.ok ? 0 : 1;
   std::string h = "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title) + "</title>" + kStyle +
@@ -121,7 +121,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
   h += cat("<h1>", esc(title), ": ", failed == 0 ? "pass" : "FAIL", "</h1>\n<p>", counted(results.size(), "case"), ", ", failed,
            " failed, ", fmt("%.1f", wall_seconds), " s. Command: <code>", esc(command), "</code></p>\n");
   for (const auto& n : notes) h += "<p class='note'>" + esc(n) + "</p>\n";
-  h += cat("<p class='legend'>", esc(kVerdictSentence), esc(verdict_also), ". Heatmaps below for each failing case.</p>\n");
+  h += cat("<p class='legend'>", esc(verdict), ". Heatmaps below for each failing case.</p>\n");
   // The table's columns, and the outputs given where verify says which (a directory's case file).
   const bool outputs = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
   h += cat("<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"

@@ -16,11 +16,11 @@ namespace ltt {
 // s with & < > " written as HTML entities.
 std::string html_escape(const std::string& s);
 
-// notes: lines about the whole run, under the summary line; verdict_also: what
-// the verdict requires beyond the contract (strict_gate_clause), or "".
+// notes: lines about the whole run, under the summary line; verdict: the
+// verdict's sentence (verdict_sentence and strict_gate_clause), without its full stop.
 Status write_html(const std::string& path, const std::string& title, const std::string& command,
                   const std::vector<CaseResult>& results, const std::vector<std::string>& notes,
-                  const std::string& verdict_also, double wall_seconds);
+                  const std::string& verdict, double wall_seconds);
 
 // A table-only page (ltt regress): the header and the rows, and lines of notes.
 Status write_html_table(const std::string& path, const std::string& title, const std::string& command,

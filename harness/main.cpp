@@ -280,11 +280,17 @@ int run_ltt(int argc, char** argv) {
       "split-k (the split-K forms, 2 to 16 splits, of those that take one, with each reduction scheme they allow; partials "
       "rounded to bf16 add rounding points the contract does not have) or indices (0-3,9). The row shows the worst and "
       "names the algorithms that failed; tier 0 uses cuBLAS only on LTT_TIER0_PATH=cublas")->type_name("WHICH");
-  add(check, "--mutant", ck.mutant, path_value, "plant one bug in the backend (names, and those the cuda backend can plant: ltt mutants --list)")->type_name("NAME");
+  add(check, "--mutant", ck.mutant,
+      [](const std::string& f, const std::string& s) -> ltt::Result<std::string> {
+        if (ltt::find_mutant(s)) return s;
+        return LTT_USAGE(f, " '", s, "' is not a mutant: use one of ",
+                         ltt::join(ltt::mutants(), ", ", [](const auto& m) { return m.name; }), " (ltt mutants --list)");
+      },
+      "plant one bug in the backend (names, and those the cuda backend can plant: ltt mutants --list)")->type_name("NAME");
   add(check, "--plant", ck.plant, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"shard-off-by-one", "rank-differs", "hang"}); },
       "plant a fault to prove the checks: shard-off-by-one (the last rank up-projects shard 0; tiers 0 and 2), "
       "rank-differs (the last rank's output one bf16 step off in one element: only the cross-rank check sees it) or "
-      "hang (= --inject hang --inject-rank 1)")->type_name("NAME");
+      "hang (= --inject hang, on rank 1 or the rank --inject-rank names)")->type_name("NAME");
   add(check, "--inject", ck.inject, [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"crash", "hang", "exit"}); },
       "end the run the hard way, to prove the harness reports it: TP rank --inject-rank crashes (SIGSEGV), hangs, or "
       "exits early, at its first backend run; the run ends within --timeout naming the rank, with a non-zero exit")->type_name("NAME");
@@ -522,7 +528,13 @@ int run_ltt(int argc, char** argv) {
       if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
       const std::string name = a.substr(0, a.find('='));
       const CLI::Option* opt = sub->get_option_no_throw(name);
-      if (!opt || opt->get_expected_max() == 0) continue;
+      if (!opt) {  // CLI11 would list it after the words it took for its values ("x.json --json")
+        if (flags::launched_rank() != 0) return 2;
+        std::fprintf(stderr, "ltt %s: %s is not a flag of %s: 'ltt %s --help' lists its flags\n", sub->get_name().c_str(),
+                     ltt::printable(name).c_str(), sub->get_name().c_str(), sub->get_name().c_str());
+        return 2;
+      }
+      if (opt->get_expected_max() == 0) continue;
       if (!seen.insert(name).second) {
         if (flags::launched_rank() != 0) return 2;
         // The list hint where the option takes a list (its help says "comma-separated").

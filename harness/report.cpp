@@ -277,6 +277,17 @@ Status Report::claim() const {
   return {};
 }
 
+std::string verdict_sentence(bool reruns) {
+  return cat("The verdict: every element inside its admissible set (the bf16 values some correct member of the tier's family "
+             "can produce), every rank equal, ", reruns ? "a rerun equal, " : "", "nothing unwritten, not all zero");
+}
+
+std::string ring_note(size_t ring, size_t total) {
+  return cat(ring, " of ", total, " cases reduce by a ring: a bf16 rounding at every hop, in any order, leaves Y more freedom "
+             "than one-shot (amb% near 100 on realistic data), so their sets miss small coherent bugs that one-shot's catch, "
+             "such as eps x10 or a bf16 sum of squares (README, \"Ring verdicts are weaker\")");
+}
+
 std::string strict_gate_clause(const CheckOptions& o) {
   std::string s;
   if (o.ulp_max >= 0) s += cat(", and (--ulp-max) every element within ", fmt("%g", o.ulp_max), " ULP of the emulated reference");
@@ -287,8 +298,9 @@ std::string strict_gate_clause(const CheckOptions& o) {
 
 void Report::header() {
   if (title_ == "ltt check")
-    std::printf("# ltt check: backend %s, %d process(es) for T ranks (%s ranks)%s, dims H %d L %d, seed %llu\n",
-                o_.backend.c_str(), processes_, processes_ == 1 ? "fake" : "real or mixed",
+    std::printf("# ltt check: backend %s, %s for the T ranks of each case (%s ranks)%s, dims H %d L %d, seed %llu\n",
+                o_.backend.c_str(), counted(static_cast<size_t>(processes_), "process").c_str(),
+                processes_ == 1 ? "fake" : "real or mixed",
                 processes_ == 1 || o_.backend != "cuda"
                     ? ""
                     : o_.peer_memory == "nccl" ? ", peer memory: NCCL symmetric windows" : ", peer memory: CUDA IPC",
@@ -297,12 +309,12 @@ void Report::header() {
     std::printf("# %s: %s\n", title_.c_str(), o_.backend.c_str());
   std::printf("# verdict: every element inside its admissible set (the bf16 values some correct member of the tier's\n"
               "# family can produce: any reduction order or tree, any fp32 GEMM order or split-K, any sum-of-squares order,\n"
-              "# rsqrt within 2 ULP, FTZ or not; false-alarm probability <= 1e-6 per case), all ranks equal, rerun equal,\n"
+              "# rsqrt within 2 ULP, FTZ or not; false-alarm probability <= 1e-6 per case), all ranks equal,%s\n"
               "# nothing unwritten, not all zero%s.\n"
               "# out: elements outside their set; steps: bf16 steps from the farthest to its set; amb%%: elements with 2+\n"
               "# admissible values. Diagnostics: err/bnd |y - truth| / rigorous bound; ulpN elements N ULPs (error scale) from\n"
               "# the emulated reference; gate: elements failing |y - truth| <= 8e-2 + 3e-2 |truth| (the production test)\n",
-              strict_gate_clause(o_).c_str());
+              reruns() ? " rerun equal," : "", strict_gate_clause(o_).c_str());
   table_.header();
   for (const auto& n : notes_) std::printf("# %s\n", n.c_str());
   header_shown_ = true;
@@ -319,7 +331,7 @@ void Report::add(const CaseResult& r) {
   if (!r.ok) {
     std::string why;
     if (!r.stopped.empty()) why += cat(" stopped: ", r.stopped, ";");
-    if (r.outside) why += cat(" ", counted(r.outside, "element"), " outside their admissible sets (farthest ",
+    if (r.outside) why += cat(" ", counted(r.outside, "element"), r.outside == 1 ? " outside its admissible set (" : " outside their admissible sets (farthest ",
                               std::isinf(r.steps_max) ? std::string("a NaN/Inf class mismatch") : fmt("%.0f bf16 steps", r.steps_max), ");");
     if (r.all_zero) why += " all zero;";
     if (r.bad_rank >= 0)
@@ -371,8 +383,13 @@ Status Report::finish(double wall_seconds) {
   }
   // The nccl-tests footer counts elements outside their admissible sets; the
   // next line names every check that failed and in how many cases.
+  // Of no output, nothing can be said to lie inside its set.
   std::printf("# Out of bound values : %zu %s%s\n", outside, failed == 0 ? "OK" : "FAILED",
-              failed && outside == 0 ? " (every element inside its set: the run failed other checks, below)" : "");
+              !failed || outside     ? ""
+              : stopped == failed    ? cat(" (no element outside its set: the failing ", stopped == 1 ? "case" : "cases",
+                                        " stopped with no output, below)").c_str()
+              : stopped == 0         ? " (every element inside its set: the run failed other checks, below)"
+                                     : " (no element outside its set in the outputs judged: the run failed other checks, below)");
   const std::string checks =
       join(by_check, ", ", [](const auto& ck) { return cat(ck.first, " in ", counted(ck.second, "case")); });
   // The gate's count only where some case failed: "0 of them" of no failures says nothing.
@@ -387,10 +404,23 @@ Status Report::finish(double wall_seconds) {
   const size_t ring = static_cast<size_t>(
       std::count_if(results_.begin(), results_.end(), [](const CaseResult& r) { return r.contract.algo == Algo::ring; }));
   if (ring > 0) {
-    notes_.push_back(cat(ring, " of ", results_.size(), " cases reduce by a ring: a bf16 rounding at every hop, in any order, "
-                         "leaves Y more freedom than one-shot (amb% near 100 on realistic data), so their sets miss small "
-                         "coherent bugs that one-shot's catch, such as eps x10 or a bf16 sum of squares (README, \"Ring "
-                         "verdicts are weaker\")"));
+    notes_.push_back(ring_note(ring, results_.size()));
+    std::printf("# %s\n", notes_.back().c_str());
+  }
+
+  // --variant: the rows are each case's worst member; a passing run would
+  // otherwise read as a plain one.
+  if (const auto v = std::find_if(results_.begin(), results_.end(), [](const CaseResult& r) { return r.variants > 0; });
+      v != results_.end()) {
+    size_t runs = 0, failed_runs = 0, cases_failing = 0;
+    for (const auto& r : results_) {
+      runs += r.variants;
+      failed_runs += r.variants_failed;
+      cases_failing += r.variants_failed > 0 ? 1 : 0;
+    }
+    notes_.push_back(cat("--variant: each case ran ", v->variants, " random members of its tier's family (",
+                         runs, " runs, ", failed_runs, " failed", failed_runs ? cat(", in ", counted(cases_failing, "case")) : std::string(),
+                         "); a row shows its case's worst member (a failing one first; its seed: JSON variants.row_seed)"));
     std::printf("# %s\n", notes_.back().c_str());
   }
 
@@ -457,7 +487,9 @@ Status Report::finish(double wall_seconds) {
                                                      {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}};
                              }()},
                             {"elements", r.vs_truth.n},
-                            {"variants", {{"run", r.variants}, {"failed", r.variants_failed}}},
+                            {"variants", {{"run", r.variants},
+                                          {"failed", r.variants_failed},
+                                          {"row_seed", r.variant_shown ? nlohmann::json(*r.variant_shown) : nlohmann::json(nullptr)}}},
                             {"gemm_algos", [&] {
                                nlohmann::json a = nlohmann::json::array();
                                for (const auto& g : r.gemm_algos) a.push_back({{"index", g.index}, {"algo", g.algo}, {"pass", g.ok}});
@@ -496,7 +528,7 @@ Status Report::finish(double wall_seconds) {
       // A code span that holds a backtick is fenced by two (CommonMark), with spaces inside.
       << (o_.command.find('`') == std::string::npos ? "`" + o_.command + "`" : "`` " + o_.command + " ``") << "\n\n";
     for (const auto& n : notes_) f << n << "\n\n";
-    f << kVerdictSentence << strict_gate_clause(o_) << ".\n\n";
+    f << verdict_sentence(reruns()) << strict_gate_clause(o_) << ".\n\n";
     // The table's columns, and the outputs given where verify says which (a
     // directory's case file, ranks given): a row says which case it is.
     const bool outputs = std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
@@ -516,7 +548,7 @@ Status Report::finish(double wall_seconds) {
         << (outputs ? " " + md(r.outputs_note) + " |" : "") << "\n";
     writes.keep(write_text_file("--markdown", o_.markdown, f.str()));
   }
-  if (!o_.html.empty()) writes.keep(write_html(o_.html, title_, o_.command, results_, notes_, strict_gate_clause(o_), wall_seconds));
+  if (!o_.html.empty()) writes.keep(write_html(o_.html, title_, o_.command, results_, notes_, verdict_sentence(reruns()) + strict_gate_clause(o_), wall_seconds));
   return writes.status();
 }
 

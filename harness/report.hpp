@@ -77,6 +77,7 @@ struct CaseResult {
   // changed no output of a case, against the clean run's).
   unsigned long long digest = 0;
   size_t variants = 0, variants_failed = 0;  // --variant: members run, and how many failed (the row shows the worst)
+  std::optional<uint64_t> variant_shown;      // --variant: the seed of the member the row shows
   struct GemmAlgoRun {                       // --gemm-algos: each cuBLASLt algorithm run, what it is, and its verdict
     int index;
     std::string algo;
@@ -166,11 +167,14 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
 // What the verdict requires beyond the contract, for every report's verdict
 // line: ", and (--ulp-max/--ulp-frac) within ..." when either is given, else "".
 std::string strict_gate_clause(const CheckOptions& o);
+// The note of a report holding `ring` cases (of `total`) reduced by a ring:
+// a pass there is a weaker claim than under one-shot (README, "Ring verdicts
+// are weaker"); check, verify and mutants say it.
+std::string ring_note(size_t ring, size_t total);
 // The verdict in one sentence, for the Markdown's and the HTML's legend (the
-// terminal's header spells out the family's freedoms too).
-inline constexpr const char* kVerdictSentence =
-    "The verdict: every element inside its admissible set (the bf16 values some correct member of the tier's family can "
-    "produce), every rank equal, a rerun equal, nothing unwritten, not all zero";
+// terminal's header spells out the family's freedoms too); `reruns`: whether
+// the run reran each case (check does, verify has nothing to rerun).
+std::string verdict_sentence(bool reruns);
 
 // The placeholder a report file holds while its run is on (mark_unfinished):
 // the note, and the JSON {"ltt_version", "command", "finished": false, "note"}
@@ -205,6 +209,7 @@ class Report {
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
 
  private:
+  bool reruns() const { return title_ != "ltt verify"; }  // verify judges outputs made elsewhere: nothing reruns
   const CheckOptions& o_;
   int processes_;
   std::string title_;

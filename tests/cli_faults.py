@@ -121,7 +121,7 @@ elif cls == "flags":
         refused([*sub, "--seed", "18446744073709551616"], "--seed '18446744073709551616' is too large")
         if sub[0] != "mutants":  # mutants draws its cases at the default eps: it takes no --eps
             refused([*sub, "--eps", "0"], "--eps '0' is out of range")
-    refused(["mutants", "--eps", "1e-5"], "arguments were not expected: 1e-5 --eps")
+    refused(["mutants", "--eps", "1e-5"], "ltt mutants: --eps is not a flag of mutants: 'ltt mutants --help' lists its flags")
     for extra in (["--backend", "cpu"], ["--plant", "hang"], ["--dump-dir", "d"], ["--markdown", "m.md"], ["--variant", "1"],
                   ["--gemm-algos", "all"]):
         refused(["check", "--invariance", *SMALL, *extra], f"check --invariance does not use {extra[0]}")
@@ -138,8 +138,8 @@ elif cls == "flags":
     refused(["check", *SMALL, "--transport", "nccl"], "--transport nccl is for --backend cuda under mpirun")
     refused(["check", *SMALL, "--transport", "shm"], "--transport 'shm' not understood")
     # A flag a subcommand does not take is refused there.
-    refused(["selftest", "--json", "x.json"], "arguments were not expected: x.json --json")
-    refused(["verify", *v[1:], "--tp", "8"], "arguments were not expected: 8 --tp")
+    refused(["selftest", "--json", "x.json"], "ltt selftest: --json is not a flag of selftest")
+    refused(["verify", *v[1:], "--tp", "8"], "ltt verify: --tp is not a flag of verify")
     r = run([ltt, *v, "--ulp-max", "0", "--ulp-frac", "0"])
     expect(r.returncode == 0, "a bit-identical output with the strictest gate passes", r)
 
@@ -719,8 +719,8 @@ elif cls == "unseen":
     expect(r.returncode == 1 and f"the row is seed {alone.index(worst)}'s, the worst" in r.stdout,
            "the note names the row's seed", r)
     # (b) --transport and --peer-memory where no processes share the ranks do nothing: refused.
-    refused(["check", *base, "--transport", "ipc"], "--transport ipc chooses the collectives")
-    refused(["check", *base, "--peer-memory", "cuda-ipc"], "--peer-memory cuda-ipc chooses where")
+    refused(["check", *base, "--transport", "ipc"], "--transport ipc is for --backend cuda under mpirun (it chooses the collectives")
+    refused(["check", *base, "--peer-memory", "cuda-ipc"], "--peer-memory cuda-ipc is for --backend cuda under mpirun (it chooses where")
     # (c) verify names a tensor it does not read (a misspelt output), under the row.
     t10, m10 = stfile.read(os.path.join("o9", names9[0]))
     t10 = {**t10, "outptu.tier1.rank3": next(iter(t10.values()))}
@@ -913,6 +913,43 @@ elif cls == "unseen":
     expect(os.path.islink("ln12/manifest.json") and os.listdir("ln12") == ["manifest.json"], "the linked manifest is left as it was")
     # (c) --out on a device names what it is (it said "is a file").
     refused(["golden", "--out", "/dev/null", *SMALL, "--tp", "8", "--tokens", "1"], "/dev/null is a character device, not a directory")
+    # (d) A mutant name that is none is the parser's refusal: the earlier report is left as it was.
+    open("keep12.json", "w").write('{"old": 1}')
+    refused(["check", *base, "--mutant", "bogus", "--json", "keep12.json"], "--mutant 'bogus' is not a mutant")
+    expect(open("keep12.json").read() == '{"old": 1}', "--mutant bogus touches no file")
+    # (e) A passing --variant run says that variants ran, and which member each row shows.
+    r = run([ltt, "check", *base, "--variant", "0-3", "--json", "v12.json", "--markdown", "v12.md"])
+    cv = json.load(open("v12.json"))["cases"][0] if r.returncode == 0 else {}
+    note = "--variant: each case ran 4 random members of its tier's family (4 runs, 0 failed)"
+    expect(r.returncode == 0 and note in r.stdout and note in open("v12.md").read()
+           and cv.get("variants", {}).get("row_seed") in (0, 1, 2, 3), "a passing --variant run's note and row seed", r)
+    # (f) mutants under a ring say that its sets are wider, as check does.
+    r = run([ltt, "mutants", *SMALL, "--tp", "8", "--tokens", "5", "--algo", "ring", "--only", "eps-missing", "--json", "mr12.json"])
+    notes = json.load(open("mr12.json")).get("notes", []) if os.path.exists("mr12.json") else []
+    expect(r.returncode in (0, 1) and "cases reduce by a ring" in r.stdout and len(notes) == 1 and "Ring verdicts are weaker" in notes[0],
+           "mutants --algo ring: the ring note, printed and in the JSON", r)
+    # (g) A run whose failing case stopped with no output does not say its elements lay inside their sets.
+    r = run([ltt, "check", *SMALL, "--tp", "8", "--tokens", "5", "--tier", "0", "--dist", "adversarial", "--mutant", "lamport-neg-zero"])
+    expect(r.returncode == 1 and "Out of bound values : 0 FAILED (no element outside its set: the failing case stopped with no output"
+           in r.stdout and "every element inside its set" not in r.stdout, "the footer of a stopped run", r)
+    # (h) verify reruns nothing: its legends say no rerun; check's do.
+    r = run([ltt, "verify", "--case", c11, "--output", "o11.safetensors", "--markdown", "vr12.md", "--html", "vr12.html"])
+    r2 = run([ltt, "check", *base, "--markdown", "cr12.md"])
+    expect(r.returncode == 0 and "rerun equal" not in r.stdout and "rerun" not in open("vr12.md").read().split("|")[0]
+           and "a rerun equal" not in open("vr12.html").read() and "a rerun equal" in open("cr12.md").read()
+           and "rerun equal" in r2.stdout, "verify's legends name no rerun, check's do", r)
+    # (i) One element outside: its set, in the singular; a flag of another subcommand: named as such.
+    dt, sh, raw = t11["expected.tier1"]
+    stfile.write("one12.safetensors", {"output": (dt, sh, bytes(bad))})
+    r = run([ltt, "verify", "--case", c11, "--output", "one12.safetensors"])
+    expect(r.returncode == 1 and "1 element outside its admissible set (" in r.stdout, "one element outside its set", r)
+    refused(["selftest", "--json", "x.json"], "ltt selftest: --json is not a flag of selftest: 'ltt selftest --help' lists its flags")
+    # (j) golden --hash-only hashes, it writes nothing; a name longer than the column keeps the rows in line.
+    r = run([ltt, "golden", "--out", "h12", "--hash-only", "--dims", "1024,512", "--tp", "8", "--tokens", "1", "--tier", "1",
+             "--eps", "1.5e-05", "--dist", "realistic"], timeout=300)
+    lines = [x for x in r.stdout.splitlines() if x.startswith("#") and "file" in x.split()[:2] or x.startswith("  H1024")]
+    expect(r.returncode == 0 and "# hashed 1 set," in r.stdout and len(lines) == 2 and len(lines[0]) == len(lines[1]),
+           f"golden --hash-only says hashed; its rows line up: {lines}", r)
 else:
     sys.exit(f"unknown class {cls}")
 
