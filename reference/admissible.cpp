@@ -42,6 +42,14 @@ double quantum_of(uint16_t bits) {
   return std::ldexp(1.0, (e ? e : 1) - 134);
 }
 
+// The lowest set bit of a nonzero bf16 value x: x is an odd multiple of it.
+double low_bit(double x) {
+  const bf16 b = to_bf16(x);
+  const double q = quantum_of(b.bits);
+  auto m = static_cast<unsigned>(std::fabs(x) / q);  // the significand, below 2^8
+  return q * static_cast<double>(m & (~m + 1));
+}
+
 // Normalises an interval's special cases: one NaN end (a NaN only possible)
 // or both infinite ends: unbounded; both NaN: the NaN class.
 void settle(double& lo, double& hi) {
@@ -372,6 +380,12 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
     NormStats& st = stats[static_cast<size_t>(i)];
     double ss_lo = 0, ss_hi = 0;
     bool finite = true;
+    // Z's row one value per element, whose squares are multiples of q: then,
+    // with q >= 2^-126 and their sum below 2^24 q, every partial sum of every
+    // order is a multiple of q below 2^24 q, an fp32 value, so every member's
+    // sum of squares is exact (as the collectives' sums, sum_finish()).
+    bool one_value = true;
+    double q = kInf;
     for (int k = 0; k < L; ++k) {
       const double zl = Z.lo(i, k), zh = Z.hi(i, k);
       if (!std::isfinite(zl) || !std::isfinite(zh)) {
@@ -381,6 +395,8 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
       const double mn = (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
       ss_lo += mn;
       ss_hi += std::max(zl * zl, zh * zh);
+      one_value = one_value && zl == zh;
+      if (one_value && zl != 0) q = std::min(q, low_bit(zl) * low_bit(zl));
     }
     if (!finite) {  // an Inf or NaN in Z: rstd is 0 or NaN, and the row's dot products NaN
       ns->nan_row[static_cast<size_t>(i)] = 1;
@@ -388,7 +404,8 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
       continue;
     }
     double rho_a, rho_b;
-    std::tie(rho_a, rho_b) = rho_range(ss_lo, ss_hi);
+    const bool ss_exact = one_value && (q == kInf || (q >= kFlush && ss_hi < 16777216.0 * q));
+    std::tie(rho_a, rho_b) = rho_range(ss_lo, ss_hi, ss_exact);
     for (int j = 0; j < nprod; ++j) {
       rho_a *= 1 - kU;
       rho_b *= 1 + kU;
@@ -472,12 +489,13 @@ AdmCtx::NormStats AdmCtx::norm_stats(Algo a, NormOrder o) { return norm(a, o).st
 // The member's rstd range (before its products) for exact sums of squares of
 // Z in [ss_lo, ss_hi]: L exact squares (or flushed), L - 1 fp32 adds;
 // mean = fl(ss / L) (or ss * fl(1/L)), D = fl(mean + fl(eps)), rho = rsqrt(D)
-// within rsqrt_ulps.
-std::pair<double, double> AdmCtx::rho_range(double ss_lo, double ss_hi) const {
+// within rsqrt_ulps. ss_exact: every member's sum of squares is exact (and
+// unflushed): the sum errs by nothing.
+std::pair<double, double> AdmCtx::rho_range(double ss_lo, double ss_hi, bool ss_exact) const {
   const int L = in.p.L;
   const double tiny = fam.ftz ? kFlush : kGradual;
   const double g53 = gamma(L + 8, kU53);
-  const double err = acc_error(L - 1, ss_hi, ss_hi) + L * tiny;
+  const double err = ss_exact ? 0.0 : acc_error(L - 1, ss_hi, ss_hi) + L * tiny;
   const double sl = std::max(0.0, ss_lo * (1 - g53) - err), sh = ss_hi * (1 + g53) + err;
   const double q = 1 + 2 * fam.rsqrt_ulps * kU;
   const double Dlo = ((sl / L) * (1 - kU) * (1 - kU) + in.p.eps * (1 - kU)) * (1 - kU);

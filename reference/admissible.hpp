@@ -215,7 +215,7 @@ class AdmCtx {
   };
   const RingZ& ring_z();
   DotRange dot_box(Algo a, NormOrder o, int k0, int K);
-  std::pair<double, double> rho_range(double ss_lo, double ss_hi) const;
+  std::pair<double, double> rho_range(double ss_lo, double ss_hi, bool ss_exact = false) const;
   DotRange dot_ring(NormOrder o, int k0, int K);
   Interval reduce_exact(const std::vector<MatrixB>& x, Algo a) const;
   double acc_error(double n, double A, double absX) const;

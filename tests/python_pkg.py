@@ -56,6 +56,20 @@ y = emulate.tier1(case.inputs)
 v = ltt.verify(case, y, tier=1)
 expect(v.passed and v.outside == 0, f"NumPy's tier 1 passes: {v}")
 expect(ltt.assert_verified(case, y, tier=1).passed, "assert_verified returns the verdict")
+# Found by the thirty-second session's red team: on exact inputs every order's sum of squares is exact, so
+# rstd may differ only by rsqrt's ULPs; eps added outside the square root (rstd moved 15-59 fp32 ULPs) passed.
+xc = ltt.case(tp=16, tokens=129, dims="small", dist="exact", tiers=[1])
+expect(ltt.verify(xc, emulate.tier1(xc.inputs), tier=1).passed, "NumPy's tier 1 passes on exact inputs")
+Zx = emulate.bf16(np.sum(np.stack(xc.inputs["R"]), axis=0, dtype=np.float32))
+Sx = emulate.bf16(np.sum(np.stack(xc.inputs["S"]), axis=0, dtype=np.float32))
+msx = np.sum(Zx * Zx, axis=1, dtype=np.float32) / np.float32(Zx.shape[1])
+rx = (np.float32(1) / (np.sqrt(msx) + np.float32(1e-6))).astype(np.float32)  # the bug: eps outside the root
+Nx = emulate.bf16(emulate.bf16(Zx * rx[:, None]) * xc.inputs["g"][None, :])
+yx = emulate.bf16(emulate.bf16(np.matmul(Nx, xc.inputs["W"].T, dtype=np.float32)) + Sx)
+vx = ltt.verify(xc, yx, tier=1)
+expect(not vx.passed and vx.outside > 0 and not np.array_equal(yx, emulate.tier1(xc.inputs)),
+       f"eps outside the root on exact inputs fails: {vx}")
+del xc
 # Several ranks at once; one that differs fails the ranks check.
 v = ltt.verify(case, {0: y, 5: y}, tier=1)
 expect(v.passed, "two equal ranks pass")
