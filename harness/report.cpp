@@ -103,7 +103,8 @@ std::string CaseResult::rows_moved_note() const {
   });
   if (explained && rows_moved_kinds.count(probe))
     why += "; an order probe (2^24, 1 and -2^24 on ranks 0-2) sums to 0 or 1 by the order of the cross-rank sum, "
-           "which the contract leaves free, and that moves its whole row";
+           "which the contract leaves free, and that moves its whole row; its set spans the probe's correct rows, so a wrong "
+           "row between them (another token's) passes there too";
   if (explained && rows_moved_kinds.count(subnormal)) why += "; a subnormal row moves whole with flush-to-zero on or off";
   return cat(rows_moved, " of ", p.M, " rows differ from the emulated reference in most elements",
              kinds.empty() ? std::string() : cat(" (", kinds, ")"), why);
