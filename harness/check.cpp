@@ -606,7 +606,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
             std::string report_there;
             for (const auto& [f, path] : {std::pair{"--json", o.json}, std::pair{"--markdown", o.markdown}, std::pair{"--html", o.html}})
               if (report_there.empty() && !path.empty() && !own_descriptor(path) && flags::same_file(path, file)) report_there = f;
-            Status w = ec ? LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message())
+            Status w = ec ? LTT_USAGE("--dump-dir ", o.dump_dir, ": cannot create the directory: ", ec.message(),
+                                       " (give --dump-dir a folder that can be made and written)")
                        : !report_there.empty() ? LTT_USAGE(file, " is the ", report_there, " report's file: give the report another name")
                                                : write_safetensors(file, st);
             if (w.ok()) res.dump = file;

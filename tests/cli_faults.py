@@ -82,7 +82,8 @@ if cls == "aborts":
     refused(["check", *plant, "--dump-dir", "a_file/sub"], "a_file is a file, not a directory")
     # A dump folder that cannot be made loses the case file, not the verdict: exit 1 (the case failed), said.
     r = refused(["check", *plant, "--dump-dir", "/proc/ltt-no-such-dir"], "--dump-dir /proc/ltt-no-such-dir: cannot create", code=1)
-    expect("no case file for this failure (its verdict stands;" in r.stderr and "# 1 case, 1 failed" in r.stdout,
+    expect("no case file for this failure (its verdict stands): --dump-dir /proc/ltt-no-such-dir: cannot create" in r.stderr
+           and "give --dump-dir a folder that can be made and written" in r.stderr and "# 1 case, 1 failed" in r.stdout,
            "a dump folder that cannot be made: the verdict printed, the lost file said", r)
     # Sizes that cannot fit: refused up front with the figure, in every subcommand that allocates.
     for sub in (["check"], ["selftest"], ["golden", "--out", "big"], ["check", "--invariance"]):
