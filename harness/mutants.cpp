@@ -126,7 +126,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     for (const auto& x : res) {
       if (!x.ok) return LTT_ERR(Errc::internal, "the clean backend fails tier ", x.tier, " T ", x.p.T, " M ", x.p.M, " ", name(x.p.dist), ": no mutant can be judged");
       clean[key_of(x)] = {x.gate_fail, x.digest};
-      clean_ring += x.contract.algo == Algo::ring ? 1 : 0;
+      clean_ring += weak_ring(x) ? 1 : 0;
     }
     clean_cases = res.size();
     std::printf("# clean backend: %zu cases pass; gate: cases where the production gate fails more elements than on\n"

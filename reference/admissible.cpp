@@ -269,6 +269,17 @@ Interval AdmCtx::round(const Interval& x) const {
   return r;
 }
 
+// The dot product's element e (exact in every order: DotRange::Q) plus an
+// addend [cl, ch]: exact in every order too where the addend is one value,
+// a multiple of Q, and A (the terms' sum of magnitudes, the addend's
+// included) stays below 2^24 Q. No flush can enter: every nonzero partial
+// sum is at least Q >= 2^-126.
+bool AdmCtx::exact_sum(const DotRange& d, Eigen::Index e, double cl, double ch, double A) {
+  if (d.Q.size() == 0) return false;
+  const double Q = d.Q.data()[e];
+  return Q > 0 && cl == ch && std::fmod(cl, Q) == 0 && A < 16777216.0 * Q;
+}
+
 void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s, DotShare* share) const {
   const Eigen::Index sz = d.lo.size();
   s.start(d.lo.rows(), d.lo.cols());
@@ -285,7 +296,7 @@ void AdmCtx::accumulate_round_add(const DotRange& d, const MatrixB& C, SumAcc& s
     double lo = d.lo.data()[e] + c, hi = d.hi.data()[e] + c, slack = kInf;
     if (std::isfinite(lo) && std::isfinite(hi)) {
       const double A = d.A.data()[e] + std::fabs(c);
-      const double err = acc_error(n, A, std::max(std::fabs(lo), std::fabs(hi))) + tiny;
+      const double err = exact_sum(d, e, c, c, A) ? 0.0 : acc_error(n, A, std::max(std::fabs(lo), std::fabs(hi))) + tiny;
       lo -= err;
       hi += err;
       // The member's term RN(x) against its own dot product plus c: the
@@ -606,6 +617,50 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
           d.hi(i, j) = std::min(d.hi(i, j), cap(j));
         }
   }
+  // Rows whose N~ is one value per column of [k0, k0 + K) (no free element,
+  // no step there), as on exact inputs: the low bit of a product of two
+  // bf16 values is the product of theirs, so every product is a multiple of
+  // Q = qN qW (the smallest low bits of the row's N~ and of W_j's columns).
+  // Where Q >= 2^-126 and sum |products| < 2^24 Q, every partial sum of
+  // every order, split-K or FMA is a multiple of Q below 2^24 Q, an fp32
+  // value: every member computes the dot product exactly, and float64's X0
+  // is it (the same rule as sum_finish()'s; accumulate() takes the addend).
+  std::vector<double> qN(static_cast<size_t>(M), 0.0);
+  bool any = false;
+  for (int i = 0; i < M; ++i) {
+    if (ns.nan_row[static_cast<size_t>(i)]) continue;
+    bool one = true;
+    for (const Step& st : ns.steps[static_cast<size_t>(i)])
+      if (st.k >= k0 && st.k < k0 + K) one = false;
+    double q = kInf;
+    for (int k = k0; one && k < k0 + K; ++k) {
+      const double v = ns.base(i, k);
+      if (ns.rad(i, k) > 0 || !std::isfinite(v)) one = false;
+      else if (v != 0) q = std::min(q, low_bit(v));
+    }
+    if (one && q != kInf) {
+      qN[static_cast<size_t>(i)] = q;
+      any = true;
+    }
+  }
+  if (any) {
+    Eigen::ArrayXd qW = Eigen::ArrayXd::Constant(H, kInf);
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < H; ++j)
+      for (int k = k0; k < k0 + K; ++k)
+        if (W(j, k) != 0) qW(j) = std::min(qW(j), low_bit(W(j, k)));
+    d.Q = MatD::Zero(M, H);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < M; ++i) {
+      if (!(qN[static_cast<size_t>(i)] > 0)) continue;
+      for (int j = 0; j < H; ++j) {
+        const double Q = qN[static_cast<size_t>(i)] * qW(j);
+        if (!(std::isfinite(Q) && Q >= kFlush && d.A(i, j) < 16777216.0 * Q)) continue;
+        d.lo(i, j) = d.hi(i, j) = X0(i, j);
+        d.Q(i, j) = Q;
+      }
+    }
+  }
   return d;
 }
 
@@ -783,7 +838,7 @@ Interval AdmCtx::accumulate(const DotRange& d, const Interval* C) const {
     if (std::isfinite(lo) && std::isfinite(hi)) {
       const double A = d.A.data()[e] + std::max(std::fabs(cl), std::fabs(ch));
       const double absX = std::max(std::fabs(lo), std::fabs(hi));
-      const double err = acc_error(n, A, absX) + tiny;
+      const double err = exact_sum(d, e, cl, ch, A) ? 0.0 : acc_error(n, A, absX) + tiny;
       lo -= err;
       hi += err;
       if (0.5 * (A + hi) * (1 + g) >= FLT_MAX) hi = kInf;

@@ -128,6 +128,11 @@ struct DotRange {
   MatD lo, hi;  // exact range of sum_k N~_ik W_jk
   MatD A;       // upper bound on sum_k |N~_ik| |W_jk|
   int K = 0;    // terms in each dot product
+  // Per element, where the row's N~ is one value per column: Q > 0 when
+  // every product N~_ik W_jk is a multiple of Q >= 2^-126 and sum_k
+  // |N~_ik W_jk| < 2^24 Q (lo = hi, the exact dot product, which every
+  // order computes exactly); else 0. Empty where no row qualifies.
+  MatD Q;
 };
 
 class AdmCtx {
@@ -219,6 +224,7 @@ class AdmCtx {
   DotRange dot_ring(NormOrder o, int k0, int K);
   Interval reduce_exact(const std::vector<MatrixB>& x, Algo a) const;
   double acc_error(double n, double A, double absX) const;
+  static bool exact_sum(const DotRange& d, Eigen::Index e, double cl, double ch, double A);
 
   double lambda_;
   double lambda_ring_;  // the ring's own events counted too (ring_dot())

@@ -69,6 +69,17 @@ yx = emulate.bf16(emulate.bf16(np.matmul(Nx, xc.inputs["W"].T, dtype=np.float32)
 vx = ltt.verify(xc, yx, tier=1)
 expect(not vx.passed and vx.outside > 0 and not np.array_equal(yx, emulate.tier1(xc.inputs)),
        f"eps outside the root on exact inputs fails: {vx}")
+# Found by the thirty-third session's red team: there every product of N W^T is a multiple of one quantum and
+# their sum exact in every order, so a tie is a tie in every member and rounds to even; rounding the GEMM's
+# output half away from zero passed.
+r_ok = (np.float32(1) / np.sqrt(msx + np.float32(1e-6))).astype(np.float32)
+N_ok = emulate.bf16(emulate.bf16(Zx * r_ok[:, None]) * xc.inputs["g"][None, :])
+P_ok = np.matmul(N_ok, xc.inputs["W"].T, dtype=np.float32)
+half_away = ((P_ok.view(np.uint32) + np.uint32(0x8000)) & np.uint32(0xFFFF0000)).view(np.float32)
+y_ha = emulate.bf16(half_away + Sx)
+v_ha = ltt.verify(xc, y_ha, tier=1)
+expect(not np.array_equal(half_away, emulate.bf16(P_ok)) and not np.array_equal(y_ha, emulate.tier1(xc.inputs))
+       and not v_ha.passed and v_ha.outside > 0, f"round-half-away at the GEMM's output on exact inputs fails: {v_ha}")
 del xc
 # Several ranks at once; one that differs fails the ranks check.
 v = ltt.verify(case, {0: y, 5: y}, tier=1)
