@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -44,8 +45,14 @@ std::string cat(const A&... a) {
 // or message, and a NUL no longer cuts the rest of the line off.
 std::string printable(const std::string& s);
 
-// A count and its noun: counted(1, "case") is "1 case", counted(3, "case") "3 cases".
-inline std::string counted(size_t n, const char* noun) { return cat(n, " ", noun, n == 1 ? "" : "s"); }
+// A count and its noun: counted(1, "case") is "1 case", counted(3, "case") "3 cases",
+// counted(2, "process") "2 processes".
+inline std::string counted(size_t n, const char* noun) {
+  const std::string_view w(noun);
+  const auto ends = [&w](std::string_view e) { return w.size() >= e.size() && w.substr(w.size() - e.size()) == e; };
+  const bool es = ends("s") || ends("x") || ends("ch") || ends("sh");
+  return cat(n, " ", noun, n == 1 ? "" : es ? "es" : "s");
+}
 
 // Joins a range's elements with sep between them, each shown by show (by
 // default as it streams): join(names) is "a, b, c", join(ranks, ",") "0,3",

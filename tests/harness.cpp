@@ -220,3 +220,13 @@ TEST_CASE("harness: a not-finished note that cannot be written whole empties the
   std::remove(earlier.c_str());
   CHECK(::rmdir(dir) == 0);  // the folder held nothing else: no temporary left
 }
+
+TEST_CASE("harness: a count in a report takes its noun's plural (\"2 processes\", not \"2 processs\")") {
+  CHECK(counted(1, "case") == "1 case");
+  CHECK(counted(0, "case") == "0 cases");
+  CHECK(counted(3, "element") == "3 elements");
+  CHECK(counted(1, "process") == "1 process");
+  CHECK(counted(2, "process") == "2 processes");
+  CHECK(counted(8, "pass") == "8 passes");
+  CHECK(counted(2, "box") == "2 boxes");
+}
