@@ -283,7 +283,7 @@ std::string verdict_sentence(bool reruns) {
              "can produce), every rank equal, ", reruns ? "a rerun equal, " : "", "nothing unwritten, not all zero");
 }
 
-bool weak_ring(const CaseResult& r) { return r.contract.algo == Algo::ring && r.p.T > 2; }
+bool weak_ring(const CaseResult& r) { return judged_algo(r.contract.algo, r.p.T) == Algo::ring; }
 
 std::string ring_note(size_t ring, size_t total) {
   return cat(ring, " of ", total, " cases reduce by a ring over T > 2 ranks: a bf16 rounding at every hop, in any order, leaves Y more freedom "

@@ -170,8 +170,8 @@ std::string strict_gate_clause(const CheckOptions& o);
 // The note of a report holding `ring` cases (of `total`) reduced by a ring:
 // a pass there is a weaker claim than under one-shot (README, "Ring verdicts
 // are weaker"); check, verify and mutants say it.
-// A ring over T > 2 ranks: its sets are wider than one-shot's (at T 2 one
-// hop is one-shot's family, judged by its sets).
+// A case judged by the ring's sets (a ring over T > 2 ranks: judged_algo()),
+// wider than one-shot's.
 bool weak_ring(const CaseResult& r);
 std::string ring_note(size_t ring, size_t total);
 // The verdict in one sentence, for the Markdown's and the HTML's legend (the

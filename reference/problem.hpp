@@ -22,6 +22,10 @@ enum class Dist { realistic, exact, adversarial };
 //   ring:     T-1 hops; chunk c of the buffer starts on rank c+1 and ends on
 //             rank c, the partial rounded to bf16 at every hop.
 enum class Algo { one_shot, ring };
+// The family a collective of T ranks is judged by: a ring over T <= 2 ranks
+// is one hop, one fp32 add and one bf16 rounding per element, which
+// one-shot's family already holds (its sets, not the ring's wider ones).
+constexpr Algo judged_algo(Algo a, int T) { return a == Algo::ring && T <= 2 ? Algo::one_shot : a; }
 // Where RMSNorm rounds N = Z * rstd * g to bf16.
 //   round_then_weight: t = bf16(Z * rstd), N = bf16(t * g)   (vLLM's rms_norm op)
 //   fused:             N = bf16((Z * rstd) * g), fp32 until the one rounding

@@ -82,12 +82,10 @@ AdmCtx& Reference::adm() {
   return *adm_;
 }
 
-// A ring of T <= 2 ranks is one fp32 add and one bf16 rounding per element,
-// which one-shot's family already holds: judged by its sets, not by the
-// ring's wider model of many hops.
+// A ring of T <= 2 ranks is judged by one-shot's sets (judged_algo()).
 Interval Reference::admissible(int tier, const Contract& c) {
   Contract k = c;
-  if (k.algo == Algo::ring && in_.p.T <= 2) k.algo = Algo::one_shot;
+  k.algo = judged_algo(c.algo, in_.p.T);
   return tier_def(tier).admissible(adm(), k);
 }
 
