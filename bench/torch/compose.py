@@ -8,8 +8,8 @@ What it times (k3: L 3584, H 7168; tier 0's shard at T 8: Hs 896), each as
 the median per call of CUDA-graph replays of 20 calls in a row (10 replays
 after warm-up), so that launch cost is what a captured step pays; the calls
 rotate over copies of the operands that come from memory (Z for RMSNorm, W
-for tier 0) covering twice the L2 cache, as ltt bench's do, so that no
-figure is the cache's:
+for tier 0) covering twice the L2 cache, and every call writes its own output,
+as ltt bench's do, so that no figure is the cache's:
   - rmsnorm_eager / rmsnorm_compile: N = bf16(bf16(Z * rstd) * g) over
     [M, L], fp32 math, at M 2048 and 8192 (the RMSNorm target);
   - addmm: torch.addmm(S_shard, N, W_shard^T) in bf16 (cuBLAS), M 1..128;
@@ -57,9 +57,14 @@ def timed(fns, calls=20, replays=10):
                 fn()
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
+    # Every call's result is kept, so that the graph's memory pool gives each
+    # call its own output (a result dropped at once is reused by the next
+    # call, whose writes then stay in the L2 cache: a figure faster than the
+    # copy of the same bytes). ltt bench rotates its outputs the same way.
+    kept = []
     with torch.cuda.graph(graph):
         for i in range(calls):
-            fns[i % len(fns)]()
+            kept.append(fns[i % len(fns)]())
     for _ in range(3):
         graph.replay()
     us = []
