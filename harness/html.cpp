@@ -156,6 +156,9 @@ Status write_html(const std::string& path, const std::string& title, const std::
                r.missing_rounding_points() ? cat("<p>", esc(r.missing_rounding_note()), ".</p>\n") : std::string(),
                r.product_rounded_first() ? cat("<p>", esc(r.product_rounded_note()), ".</p>\n") : std::string(),
                r.rows_moved ? cat("<p>", esc(r.rows_moved_note()), ".</p>\n") : std::string(),
+               r.rows_outside ? cat("<p>The row check failed in ", r.rows_outside, " of ", counted(r.rows_checked, "row"), ": ",
+                                    esc(r.row_outside_text), ".</p>\n")
+                              : std::string(),
                r.note.empty() ? std::string() : cat("<p>", esc(r.note), "</p>\n"));
       if (!r.first.empty()) {
         h += "<ul>";

@@ -307,7 +307,7 @@ int run_ltt(int argc, char** argv) {
   auto* mut = app.add_subcommand(
       "mutants",
       "Plant each bug of the mutant table in the backend (--backend: cpu, or cuda on a GPU), one at a time, and run ltt check's checks on the cases; "
-      "a table says which check caught each (admissible, ranks, rerun, unwritten, stopped: a reader that would wait "
+      "a table says which check caught each (admissible, admissible-row, ranks, rerun, unwritten, stopped: a reader that would wait "
       "forever), how many elements fell outside their admissible sets, and in how many cases the production gate "
       "would have caught it. Exit 0 when every mutant is caught.");
   add(mut, "--tp", mo.tp, tp_list, "TP sizes T, comma-separated")->default_str(list_str(mo.tp));

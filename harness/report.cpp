@@ -22,6 +22,7 @@ std::vector<std::string> CaseResult::failed_checks() const {
   std::vector<std::string> f;
   if (!stopped.empty()) f.push_back("stopped");
   if (outside) f.push_back("admissible");
+  if (rows_outside) f.push_back("admissible-row");
   if (bad_rank >= 0) f.push_back("ranks");
   if (!deterministic) f.push_back("rerun");
   if (poisoned) f.push_back("unwritten");
@@ -103,8 +104,8 @@ std::string CaseResult::rows_moved_note() const {
   });
   if (explained && rows_moved_kinds.count(probe))
     why += "; an order probe (2^24, 1 and -2^24 on ranks 0-2) sums to 0 or 1 by the order of the cross-rank sum, "
-           "which the contract leaves free, and that moves its whole row; its set spans the probe's correct rows, so a wrong "
-           "row between them (another token's) passes there too";
+           "which the contract leaves free, and that moves its whole row; each element's set spans the probe's correct rows, "
+           "and the row check judges the row whole";
   if (explained && rows_moved_kinds.count(subnormal)) why += "; a subnormal row moves whole with flush-to-zero on or off";
   return cat(rows_moved, " of ", p.M, " rows differ from the emulated reference in most elements",
              kinds.empty() ? std::string() : cat(" (", kinds, ")"), why);
@@ -116,6 +117,32 @@ std::string set_text(double lo, double hi) {
   if (std::isnan(lo)) return "{NaN}";
   if (lo == hi) return cat("{", lo, "}");
   return cat("[", lo, " .. ", hi, "] (", set_size(lo, hi), " values)");
+}
+
+// The row checks (admissible.hpp, RowBound): a row with a non-finite element
+// where its weight is not 0 is left to the element check, whose sets there are
+// finite.
+void judge_rows(const MatD& y, const RowBounds& rows, CaseResult& r) {
+  for (const RowBound& b : rows) {
+    double s = 0, mag = 0;
+    bool finite = true;
+    for (Eigen::Index j = 0; j < y.cols(); ++j) {
+      if (b.w(j) == 0) continue;
+      const double v = y(b.row, j);
+      finite = finite && std::isfinite(v);
+      s += b.w(j) * v;
+      mag += std::fabs(b.w(j) * v);
+    }
+    if (!finite) continue;
+    ++r.rows_checked;
+    const double slack = std::ldexp(mag, -40);  // float64's own rounding of the sum
+    if (s >= b.lo - slack && s <= b.hi + slack) continue;
+    if (r.rows_outside++ == 0)
+      r.row_outside_text = cat("row ", b.row, ": its weighted sum w . y = ", fmt("%.6g", s), " lies outside [", fmt("%.6g", b.lo), ", ",
+                               fmt("%.6g", b.hi), "], where every correct member's lies (w is orthogonal to the up-projection of the ",
+                               counted(b.free_cols, "column"), " where the row's Z is ambiguous, such as an order probe's: the row is none "
+                               "of its correct rows, though each element may lie in its set; README 'Rows an order moves whole')");
+  }
 }
 
 }  // namespace
@@ -172,6 +199,7 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
                                                            : std::fabs(a - t) <= 8e-2 + 3e-2 * std::fabs(t);
     r.gate_fail += gate_ok ? 0 : 1;
   }
+  if (adm.rows) judge_rows(y, *adm.rows, r);
   r.frac_differ = static_cast<double>(static_cast<size_t>(y.size()) - r.ulp_hist[0]) / static_cast<double>(y.size());
   for (size_t i = 0; i < row_differ.size(); ++i)
     if (2 * row_differ[i] > H) {
@@ -336,6 +364,7 @@ void Report::add(const CaseResult& r) {
     if (!r.stopped.empty()) why += cat(" stopped: ", r.stopped, ";");
     if (r.outside) why += cat(" ", counted(r.outside, "element"), r.outside == 1 ? " outside its admissible set (" : " outside their admissible sets (farthest ",
                               std::isinf(r.steps_max) ? std::string("a NaN/Inf class mismatch") : fmt("%.0f bf16 steps", r.steps_max), ");");
+    if (r.rows_outside) why += cat(" the row check failed in ", r.rows_outside, " of ", counted(r.rows_checked, "row"), ";");
     if (r.all_zero) why += " all zero;";
     if (r.bad_rank >= 0)
       why += cat(" rank ", r.bad_rank, " differs from rank ", r.base_rank,
@@ -353,6 +382,7 @@ void Report::add(const CaseResult& r) {
     if (r.missing_rounding_points()) std::printf("#     %s\n", r.missing_rounding_note().c_str());
     if (r.product_rounded_first()) std::printf("#     %s\n", r.product_rounded_note().c_str());
     if (r.rows_moved) std::printf("#     %s\n", r.rows_moved_note().c_str());
+    if (r.rows_outside) std::printf("#     %s\n", r.row_outside_text.c_str());
     for (const auto& f : r.first) std::printf("#     %s\n", f.c_str());
     if (r.farthest && r.outside > r.first.size() &&
         (r.farthest->row * r.p.H + r.farthest->col > r.first_outside[r.first.size() - 1].row * r.p.H + r.first_outside[r.first.size() - 1].col))
@@ -469,6 +499,9 @@ Status Report::finish(double wall_seconds) {
                               {"steps_max", std::isinf(r.steps_max) ? -1.0 : r.steps_max},
                               {"ambiguous", r.ambiguous},
                               {"unbounded", r.unbounded},
+                              {"rows_checked", r.rows_checked},
+                              {"rows_outside", r.rows_outside},
+                              {"first_row_outside", r.row_outside_text},
                               {"outside_at_rounded_truth", r.outside_at_rounded_truth},
                               {"missing_rounding_points", r.missing_rounding_points()},
                               {"outside_at_product_rounded", r.outside_at_product_rounded},

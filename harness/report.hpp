@@ -30,6 +30,12 @@ struct CaseResult {
   double steps_max = 0;                // bf16 steps from the farthest one to its set (inf: NaN/Inf class)
   size_t ambiguous = 0;                // elements with two or more admissible values
   size_t unbounded = 0;                // elements the contract cannot bound (NaN possible)
+  // Row checks (admissible.hpp, RowBound: rows whose Z is ambiguous in a few
+  // elements, such as an order probe's): rows judged, rows whose weighted sum
+  // no member gives, and the first of those said in words.
+  size_t rows_checked = 0;
+  size_t rows_outside = 0;
+  std::string row_outside_text;
   // Diagnostics, not the verdict.
   // Of the elements outside: those holding the float64 truth rounded once to
   // bf16. Nearly all of them so: the output skipped the contract's intermediate

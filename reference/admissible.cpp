@@ -112,10 +112,11 @@ double steps_outside(double lo, double hi, double y) {
 AdmCtx::AdmCtx(const Inputs& inputs, const Truth& truth, const MatD& w, Family f)
     : in(inputs), t(truth), W(w), fam(f) {
   const Problem& p = in.p;
-  // Every probabilistically bounded event of the case: M sums of squares and
+  // Every probabilistically bounded event of the case: M sums of squares,
   // M*H dot products for each of at most T + 2 GEMM shapes (tier 4's T
-  // latent shards, the full product in two RMSNorm orders).
-  const double events = static_cast<double>(p.M) + static_cast<double>(p.M) * p.H * (p.T + 2);
+  // latent shards, the full product in two RMSNorm orders) and at most M row
+  // checks (admissible_rows.cpp).
+  const double events = 2.0 * p.M + static_cast<double>(p.M) * p.H * (p.T + 2);
   lambda_ = std::sqrt(2.0 * std::log(2.0 * events / fam.p_false_alarm));
   // A ring case adds as many again (dot_ring(): M sums of squares, M*H dot
   // products per GEMM shape), so its probability is at most twice the case's.
@@ -536,11 +537,16 @@ DotRange AdmCtx::dot(Algo a, NormOrder o, int k0, int K) {
 // 2^-134 each. The cap holds in every member, whatever the reduction, and
 // bounds rows whose Z is ambiguous (an order probe's 0 or 1 moves rstd by a
 // factor of ten), where the steps' ranges multiply. Empty where eps <= 0.
+double AdmCtx::norm_cap_factor() const {
+  const int L = in.p.L;
+  return (1 + kBf16Unit) * (1 + kBf16Unit) * (1 + 2 * gamma(L, kU) + L * std::ldexp(1.0, -23) + std::ldexp(1.0, -19));
+}
+
 Eigen::ArrayXd AdmCtx::norm_cap(int k0, int K) const {
   const Problem& p = in.p;
   if (!(p.eps > 0)) return {};
   const MatD g = widen<double>(in.g);
-  const double F = (1 + kBf16Unit) * (1 + kBf16Unit) * (1 + 2 * gamma(p.L, kU) + p.L * std::ldexp(1.0, -23) + std::ldexp(1.0, -19));
+  const double F = norm_cap_factor();
   const double tiny = std::ldexp(1.0, -50) / std::sqrt(p.eps);
   Eigen::ArrayXd cap(p.H);
   for (int j = 0; j < p.H; ++j) {

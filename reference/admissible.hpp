@@ -110,8 +110,22 @@ struct Family {
 // are bf16 values and the admissible set is every bf16 value in [lo, hi].
 // lo = hi = NaN: the element must be NaN. lo = -Inf, hi = +Inf and
 // unbounded: anything (NaN included) is admissible.
+// A row check (admissible_rows.cpp): every member's output row y satisfies
+// lo <= sum_j w_j y_j <= hi. Made for rows whose per-element sets are wide
+// because a few of Z's elements are (an order probe's 0 or 1 moves rstd):
+// w is orthogonal to those columns' part of the product, so the sum sees
+// what the order cannot move.
+struct RowBound {
+  int row = 0;
+  Eigen::VectorXd w;  // weights over the H hidden columns (0 where not used)
+  double lo = 0, hi = 0;
+  int free_cols = 0;  // Z's ambiguous columns the weights are orthogonal to
+};
+using RowBounds = std::vector<RowBound>;
+
 struct Interval {
   MatD lo, hi;
+  std::shared_ptr<const RowBounds> rows = nullptr;  // the tier's row checks, if any
 };
 
 // An element's verdict against its set.
@@ -185,6 +199,12 @@ class AdmCtx {
   // Terms whose dot products are the latent shards of one product (tier 4):
   // their sum also lies within full + sum C +- sum slack; s's ends narrowed.
   void cap_by_full(SumAcc& s, const DotShare& share, const DotRange& full) const;
+  // The row checks of a tier whose output elements pass through nD bf16
+  // roundings of values bounded by the row's whole product plus sum_r |S_r|
+  // and nS of values bounded by sum_r |S_r| (the tier's admissible() says
+  // which; admissible_rows.cpp derives the bound). Null where no row has
+  // ambiguous Z elements.
+  std::shared_ptr<const RowBounds> row_bounds(Algo a, int nD, int nS);
   // One fp32 addition of two admissible sets.
   Interval add(const Interval& a, const Interval& b) const;
   // The rounding point: both ends to bf16.
@@ -219,6 +239,19 @@ class AdmCtx {
     MatD fix;  // absolute errors that need not average out (flushes, float64's Z), bounded rigorously
   };
   const RingZ& ring_z();
+  // What a row check needs, per row with ambiguous Z elements, whatever the
+  // tier (admissible_rows.cpp): w; [dlo, dhi], the range of w . (N W^T);
+  // the sums of w_j^2 times the squared bounds of the two kinds of rounding;
+  // fix, the rigorous part; shift, w . sum_r S_r.
+  struct RowData {
+    int row;
+    Eigen::VectorXd w;
+    double dlo, dhi, varD, varS, fix, shift;
+    int free_cols;
+  };
+  const std::vector<RowData>& row_data(Algo a);
+  // The Cauchy-Schwarz factor of norm_cap(): every member's rstd |z|_2 <= sqrt(L) F.
+  double norm_cap_factor() const;
   DotRange dot_box(Algo a, NormOrder o, int k0, int K);
   std::pair<double, double> rho_range(double ss_lo, double ss_hi, bool ss_exact = false) const;
   DotRange dot_ring(NormOrder o, int k0, int K);
@@ -234,6 +267,7 @@ class AdmCtx {
   std::map<int, Interval> Z_, S_;
   std::map<std::pair<int, int>, std::unique_ptr<NormSet>> norm_;
   std::map<std::pair<int, int>, std::unique_ptr<DotRange>> dot_;
+  std::map<int, std::unique_ptr<std::vector<RowData>>> rows_;
 };
 
 }  // namespace ltt

@@ -62,7 +62,12 @@ Interval admissible(AdmCtx& a, const Contract& k) {
   // One member's shards sum to its full product: the shards' ranges, each
   // at its own worst, would add T worst cases of the same row's freedom.
   a.cap_by_full(sum, share, a.dot_full(k.algo, k.norm));
-  return a.round(a.sum_finish(sum, k.algo));
+  Interval y = a.round(a.sum_finish(sum, k.algo));
+  // Row checks: the T shards' P_r = D_r + S_r rounded (their bounds add up to
+  // one of the row's: sum_r |P_r|^2 <= (sum_r |P_r|)^2), then the reduction's
+  // rounding (ring: its T - 1 hops and a last, counted as T).
+  y.rows = a.row_bounds(k.algo, 1 + (k.algo == Algo::ring ? p.T : 1), 0);
+  return y;
 }
 
 TierDef def() {

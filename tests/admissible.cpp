@@ -609,3 +609,146 @@ TEST_CASE("admissible: the ULP histogram and the emulated-reference gate at thei
     CHECK_FALSE(r.strict_fail);
   }
 }
+
+namespace {
+
+// Row i of y replaced by `row` (values, rounded to bf16).
+MatrixB with_row(const MatrixB& y, int i, const std::function<double(int)>& row) {
+  MatrixB b = y;
+  for (int j = 0; j < y.cols; ++j) b.at(i, j) = to_bf16(row(j));
+  return b;
+}
+
+CaseResult judged(const Problem& p, Reference& ref, const Interval& a, const MatD& bound, const MatrixB& want, const MatrixB& y) {
+  CaseResult r;
+  r.p = p;
+  evaluate(widen<double>(y), want, ref.truth(), bound, a, CheckOptions{}, r);
+  return r;
+}
+
+bool failed(const CaseResult& r, const std::string& check) {
+  const auto f = r.failed_checks();
+  return std::find(f.begin(), f.end(), check) != f.end();
+}
+
+int probe_row(const Problem& p) {
+  for (int i = 0; i < p.M; ++i)
+    if (row_kind(p.seed, i) == RowKind::order_probe) return i;
+  return -1;
+}
+
+// An adversarial case, its first order-probe row, its reference, and random
+// members of a tier's family run on it.
+struct ProbeCase {
+  Problem p;
+  int probe;
+  Inputs in;
+  Reference ref;
+  MatF g, W;
+  LocalComm<EmulatedArith> comm;
+  explicit ProbeCase(const Problem& pr)
+      : p(pr), probe(probe_row(pr)), in(generate_inputs(pr)), ref(in), g(widen<float>(in.g)), W(widen<float>(in.W)), comm(pr.T) {}
+  MatrixB member(int tier, const Contract& c, uint64_t seed) {
+    Member m;
+    m.var = Variant{seed, true};
+    auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
+    REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
+    return out[0];
+  }
+};
+
+}  // namespace
+
+// An order probe's row has wide element sets (rstd moves by up to ten), and
+// a row set to 0 or negated passed them element by element (README, the
+// thirty-second session). The row check (reference/admissible_rows.cpp)
+// judges the row whole: both fail it; the emulated reference and random
+// members of the family, one-shot and ring, pass it.
+TEST_CASE("admissible: an order-probe row set to 0 or negated fails the row check; members pass it") {
+  ProbeCase pc(problem(kDimsSmall, 8, 9, Dist::adversarial));
+  const Problem& p = pc.p;
+  const int probe = pc.probe;
+  Reference& ref = pc.ref;
+  REQUIRE(probe >= 0);
+  for (Algo algo : {Algo::one_shot, Algo::ring})
+    for (int tier : tiers_for(p)) {
+      const std::string algo_name = name(algo);
+      CAPTURE(algo_name);
+      CAPTURE(tier);
+      Contract c = tier_def(tier).contract;
+      c.algo = algo;
+      const Interval a = ref.admissible(tier, c);
+      REQUIRE(a.rows);
+      REQUIRE(a.rows->size() == 1);  // the probe row only: no other row's Z is ambiguous
+      CHECK(a.rows->front().row == probe);
+      CHECK(a.rows->front().free_cols == p.L / 16);  // the probe's columns
+      auto y = ref.emulated(tier, c);
+      REQUIRE(y.ok());
+      const MatD bound = ref.bound(tier, Mode::emulated, c);
+      const CaseResult self = judged(p, ref, a, bound, (*y)[0], (*y)[0]);
+      CHECK(self.ok);
+      CHECK(self.rows_checked == 1);
+      for (uint64_t seed = 0; seed < 6; ++seed) {
+        CAPTURE(seed);
+        const CaseResult r = judged(p, ref, a, bound, (*y)[0], pc.member(tier, c, seed * 7919 + static_cast<uint64_t>(tier)));
+        CHECK(r.ok);
+        CHECK(r.rows_outside == 0);
+      }
+      const MatrixB& y0 = (*y)[0];
+      for (const std::string what : {"zero", "negated"}) {
+        CAPTURE(what);
+        const MatrixB bad = with_row(y0, probe, [&](int j) { return what[0] == 'z' ? 0.0 : -to_double(y0.at(probe, j)); });
+        const CaseResult r = judged(p, ref, a, bound, y0, bad);
+        CHECK_FALSE(r.ok);
+        CHECK(failed(r, "admissible-row"));
+        CHECK(r.rows_outside == 1);
+        CHECK(r.row_outside_text.find(cat("row ", probe, ":")) == 0);
+      }
+      int stale = 0;  // other tokens' rows written over the probe's, caught
+      for (int other = 0; other < p.M; ++other)
+        if (other != probe)
+          stale += failed(judged(p, ref, a, bound, y0, with_row(y0, probe, [&](int j) { return to_double(y0.at(other, j)); })), "admissible-row");
+      // Measured 7 of 8 in every tier, one-shot and ring. At H 256 another
+      // row's weighted sum spreads about sqrt(H / 7168) times as far, against
+      // the range, as at k3 sizes (where the next test catches every one).
+      CHECK(stale >= 6);
+    }
+}
+
+// The thirty-second session's red team wrote another token's output over an
+// order-probe row: every tier passed it, element by element. At k3 sizes the
+// row check fails every such row (each other token's row of the same output,
+// a row of 0, the row negated); the emulated reference and random members pass.
+TEST_CASE("admissible_k3: another token's row written over an order-probe row fails the row check") {
+  ProbeCase pc(problem(kDimsK3, 8, 5, Dist::adversarial, 0));
+  const Problem& p = pc.p;
+  const int probe = pc.probe;
+  Reference& ref = pc.ref;
+  REQUIRE(probe >= 0);
+  size_t element_passes = 0;  // planted rows the element check alone would pass
+  for (int tier : {0, 1, 4}) {
+    CAPTURE(tier);
+    const Contract c = tier_def(tier).contract;
+    const Interval a = ref.admissible(tier, c);
+    REQUIRE(a.rows);
+    auto y = ref.emulated(tier, c);
+    REQUIRE(y.ok());
+    const MatD bound = ref.bound(tier, Mode::emulated, c);
+    const MatrixB& y0 = (*y)[0];
+    CHECK(judged(p, ref, a, bound, y0, y0).ok);
+    CHECK(judged(p, ref, a, bound, y0, pc.member(tier, c, static_cast<uint64_t>(tier) + 11)).ok);
+    for (int other = -2; other < p.M; ++other) {
+      if (other == probe) continue;
+      CAPTURE(other);  // -2: zero, -1: negated
+      const MatrixB bad = with_row(y0, probe, [&](int j) {
+        return other == -2 ? 0.0 : other == -1 ? -to_double(y0.at(probe, j)) : to_double(y0.at(other, j));
+      });
+      const CaseResult r = judged(p, ref, a, bound, y0, bad);
+      CHECK(failed(r, "admissible-row"));
+      element_passes += r.outside == 0;
+    }
+  }
+  // Measured 15 of the 18: only the outlier token's row (x1000) is outside
+  // some element's set. These are the rows the row check exists for.
+  CHECK(element_passes >= 12);
+}

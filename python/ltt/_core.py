@@ -359,6 +359,10 @@ class Verdict:
             lines.append(f"Ranks differ: rank {self.report['first_differing_rank']}'s output differs from rank "
                          f"{self.report.get('compared_with_rank', 0)}'s" + (f", first at index {tuple(at)}" if at else ""))
         lines.append(f"Mismatched elements: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)")
+        adm = self.report.get("admissible", {})
+        if adm.get("rows_outside"):
+            lines.append(f"Rows no correct member gives: {adm['rows_outside']} of {adm.get('rows_checked')} judged whole; "
+                         f"{adm.get('first_row_outside', '')}")
         if self.first_outside:
             # The farthest over every element is the report's steps_max (-1: a NaN/Inf class mismatch);
             # first_outside holds only the first 20 elements outside.
@@ -375,7 +379,6 @@ class Verdict:
             for f in self.first_outside[:5]:
                 lines.append(f"  index {tuple(f['index'])}: got {f['got']}, admissible [{f['lo']}, {f['hi']}], "
                              f"{float(f['steps']):g} steps outside")
-        adm = self.report.get("admissible", {})
         if adm.get("missing_rounding_points"):
             lines.append(f"{adm.get('outside_at_rounded_truth')} of the {self.outside} elements outside hold the float64 "
                          "truth rounded once: computed without the contract's intermediate bf16 roundings (torch.compile "
