@@ -133,9 +133,9 @@ void judge_rows(const MatD& y, const RowBounds& rows, CaseResult& r) {
       s += b.w(j) * v;
       mag += std::fabs(b.w(j) * v);
     }
-    if (!finite) continue;
+    if (!finite || !std::isfinite(b.lo) || !std::isfinite(b.hi)) continue;
     ++r.rows_checked;
-    const double slack = std::ldexp(mag, -40);  // float64's own rounding of the sum
+    const double slack = 2 * gamma(static_cast<double>(y.cols()), std::ldexp(1.0, -53)) * mag;  // float64's own rounding of the sum
     if (s >= b.lo - slack && s <= b.hi + slack) continue;
     if (r.rows_outside++ == 0)
       r.row_outside_text = cat("row ", b.row, ": its weighted sum w . y = ", fmt("%.6g", s), " lies outside [", fmt("%.6g", b.lo), ", ",

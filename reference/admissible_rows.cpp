@@ -17,8 +17,9 @@
 // With c = W^T w:
 //   w . D = sum_k c_k N_k, N_k = rho z_k g_k (1 + t_k) + f_k,
 // |t_k| <= eta = (1 + 2^-8)^2 (1 + 2^-24)^2 - 1 (two bf16 roundings and two
-// fp32 products, in either RMSNorm order), |f_k| <= 2^-125 (1 + |g_k|)
-// (flushes and subnormals), z_k in Z's admissible interval [z^ - zr, z^ + zr].
+// fp32 products, in either RMSNorm order), |f_k| <= 2^-125 (1 + |g_k|) +
+// 2^-126 |g_k| rho_b (flushes, subnormals, a subnormal z read as 0 under
+// DAZ), z_k in Z's admissible interval [z^ - zr, z^ + zr].
 // So w . D / rho lies in mu -+ r, mu = sum_{k not in P} c_k g_k z^_k, r =
 // sum_{k not in P} |c_k g_k| (zr_k + eta (|z^_k| + zr_k)) + sum_{k in P} |c_k
 // g_k| max|z_k| (1 + eta) (c_k ~ 0 there: float64's leak), and rho in the
@@ -26,7 +27,9 @@
 // the sums of squares over P from the values each element can take: counted
 // by few_sums() where it has at most 4 nonzero terms, as an order probe has;
 // Z's interval there, gamma_{T-1} sum |terms| wide, would put rho_a ten
-// times below every member's).
+// times below every member's. An fp32 add of two bf16 values rounded to bf16
+// is one rounding of the exact sum (24 >= 2 x 8 + 2 bits), so a ring that
+// adds in bf16 natively, as NCCL's, gives the same set).
 //
 // E: each output element passes through the tier's bf16 roundings, nD of
 // values bounded by U_j (any partial sum of the latent shards' products and
@@ -38,10 +41,13 @@
 // martingale sum over every rounding of the row: by Azuma-Hoeffding it is at
 // most lambda u (1 + u)^(nD + nS) sqrt(sum_j w_j^2 (nD U_j^2 + nS (sum_r
 // |S_rj|)^2)) except with probability 2 exp(-lambda^2 / 2), lambda the case's
-// (its events count the M rows: the case's false-alarm bound holds). The fp32 parts
-// (GEMM accumulation gamma_{L+4} A_j, the adds (2T + 8) 2^-24 U_j, flushes)
-// are bounded rigorously. Hidden columns whose U_j is over 64 times the row's
-// median (an order probe in S: partial sums of 2^24) are left out (w_j = 0).
+// (its events count the M rows: the case's false-alarm bound holds). The fp32
+// parts are bounded rigorously: the GEMM's accumulation gamma_{L+4} (A_j +
+// sum_r |S_rj|) (A_j >= sum_k |N_k W_jk|; the addend may sit anywhere in the
+// sum, and U_j holds this growth too), the adds (2T + 8) 2^-24 U_j, and
+// (2L + 2T + 8) flushes of 2^-126. Hidden columns whose U_j is over 64 times
+// the row's median (an order probe in S: partial sums of 2^24) are left out
+// (w_j = 0), as are columns where S is not finite.
 //
 // The check: lo = rho-range x (mu -+ r) + w . S^ - E <= w . y <= ... + E.
 // For another token's row, w . (y' - S^) is a sum with random signs, about
@@ -66,7 +72,6 @@ constexpr double kU = kFp32Unit;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kFlush = std::ldexp(1.0, -126);  // what a flushed fp32 operation may lose
 const double kSubB = std::ldexp(1.0, -134);   // half bf16's subnormal spacing
-const double kF64 = std::ldexp(1.0, -40);     // float64's own rounding of the sums below, generously
 
 // Every value a reduction of these few terms (all nonzero terms of T bf16
 // partials: adding a zero is exact) can give in the family: one-shot, any
@@ -136,6 +141,9 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
     const double F = norm_cap_factor();
     const double tiny = std::ldexp(1.0, -50) / std::sqrt(p.eps);  // norm_cap()'s flushed regime
     const double fsum = (1 + (L + 2) * std::ldexp(1.0, -23));      // a float GEMV of nonnegative terms, rounded up
+    // float64's own rounding of the sums below (of at most H or L terms, and
+    // c = W^T w's: its error times |N| is at most this times sum_j |w_j| A_j).
+    const double f64 = 2 * gamma(std::max(H, L) + 16, std::ldexp(1.0, -53));
     std::vector<std::optional<RowData>> rows(static_cast<size_t>(M));
     std::map<std::string, MatD> bases;  // orthonormal bases of W[J, P], by (P, J)
 #pragma omp parallel for schedule(dynamic, 1)
@@ -151,15 +159,16 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       const double zmed = median(zmax);
       std::string mask(static_cast<size_t>(L + H), '0');
       std::vector<int> P;
-      double ss_lo = 0, ss_hi = 0;
+      double ss_lo = 0, ss_hi = 0;  // over the other columns first (a ring's probe interval squares to 1e11)
       for (int k = 0; k < L; ++k) {
         const double zl = Z.lo(i, k), zh = Z.hi(i, k);
-        ss_lo += (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
-        ss_hi += std::max(zl * zl, zh * zh);
         if (zh - zl > 4 * zmed && zh - zl > 0) {
           P.push_back(k);
           mask[static_cast<size_t>(k)] = '1';
+          continue;
         }
+        ss_lo += (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
+        ss_hi += std::max(zl * zl, zh * zh);
       }
       if (P.empty() || static_cast<int>(P.size()) > L / 8) continue;
       // Z's set of an ambiguous element is a rigorous interval (gamma_{T-1}
@@ -169,7 +178,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       std::vector<double> pmax(P.size());
       for (size_t x = 0; x < P.size(); ++x) {
         const int k = P[x];
-        double zl = Z.lo(i, k), zh = Z.hi(i, k);
+        const double zl = Z.lo(i, k), zh = Z.hi(i, k);
         double lo2 = (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh), hi2 = std::max(zl * zl, zh * zh);
         std::vector<double> terms;
         bool few = true;
@@ -187,11 +196,10 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
             hi2 = std::max(hi2, v * v);
           }
         }
-        ss_lo += lo2 - ((zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh));
-        ss_hi += hi2 - std::max(zl * zl, zh * zh);
+        ss_lo += lo2;
+        ss_hi += hi2;
         pmax[x] = std::sqrt(hi2);
       }
-      ss_lo = std::max(ss_lo, 0.0);
       const auto [rho_a, rho_b] = rho_range(ss_lo, ss_hi);
       // Z's centre and radius over the other columns, with g.
       Eigen::VectorXd gz = Eigen::VectorXd::Zero(L);
@@ -223,7 +231,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
           s2 += gw * gw;
           s1 += std::fabs(gw);
         }
-        probe(j) = (std::sqrt(L * s2) * F + tiny * s1 * F) * (1 + kF64);
+        probe(j) = (std::sqrt(L * s2) * F + tiny * s1 * F) * (1 + f64);
       }
       for (int r = 0; r < T; ++r)
         for (int j = 0; j < H; ++j) {
@@ -231,9 +239,14 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
           Shat(j) += v;
           absS(j) += std::fabs(v);
         }
-      const Eigen::ArrayXd U = (rho_b * (shards + rad) + probe + absS) * (1 + kF64);
-      const Eigen::ArrayXd A = (rho_b * plain_abs + probe) * (1 + kF64);
-      std::vector<double> Uv(U.data(), U.data() + H);
+      // A_j bounds sum_k |N_k W_jk|; the GEMM's fp32 partials carry S too
+      // (its addend anywhere in the sum), and so may what a rounding sees.
+      const Eigen::ArrayXd A = (rho_b * plain_abs + probe) * (1 + f64);
+      const Eigen::ArrayXd acc = gamma(L + 4, kU) * (A + absS);
+      const Eigen::ArrayXd U = (rho_b * (shards + rad) + probe + absS + acc) * (1 + f64);
+      std::vector<double> Uv;
+      for (int j = 0; j < H; ++j)
+        if (std::isfinite(U(j))) Uv.push_back(U(j));
       const double umed = median(Uv);
       std::vector<int> J;
       for (int j = 0; j < H; ++j)
@@ -268,7 +281,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       double mu = 0, r = 0, absN = 0, scale = 0;
       for (int k = 0; k < L; ++k) {
         const double zl = Z.lo(i, k), zh = Z.hi(i, k), cg = c(k) * g(0, k);
-        absN += std::fabs(c(k)) * std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k)));
+        absN += std::fabs(c(k)) * (std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k))) + kFlush * std::fabs(g(0, k)) * rho_b);
         scale += std::fabs(cg) * std::max(std::fabs(zl), std::fabs(zh));
         if (mask[static_cast<size_t>(k)] == '1') {
           const size_t x = static_cast<size_t>(std::lower_bound(P.begin(), P.end(), k) - P.begin());
@@ -279,16 +292,22 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
         mu += cg * zc;
         r += std::fabs(cg) * (zr + eta * (std::fabs(zc) + zr));
       }
-      r += kF64 * scale;
+      r += f64 * scale;
       const double xl = mu - r, xh = mu + r;
       d.dlo = std::min(rho_a * xl, rho_b * xl) - absN;
       d.dhi = std::max(rho_a * xh, rho_b * xh) + absN;
-      d.varD = (d.w.array().square() * U.square()).sum();
-      d.varS = (d.w.array().square() * absS.square()).sum();
-      const Eigen::ArrayXd aw = d.w.array().abs();
-      d.fix = (aw * (gamma(L + 4, kU) * A + (2 * T + 8) * kU * U + (L + 2 * T + 8) * kFlush + (2 * T + 4) * kSubB)).sum() * (1 + kF64) +
-              kF64 * (aw * (A + absS)).sum();
-      d.shift = (d.w.array() * Shat).sum();
+      // Over J only: elsewhere w_j = 0, and U_j or S^_j may not be finite.
+      d.varD = d.varS = d.fix = d.shift = 0;
+      double f64sum = 0;
+      for (int j : J) {
+        const double wj = d.w(j), aw = std::fabs(wj);
+        d.varD += wj * wj * U(j) * U(j);
+        d.varS += wj * wj * absS(j) * absS(j);
+        d.fix += aw * (acc(j) + (2 * T + 8) * kU * U(j) + (2 * L + 2 * T + 8) * kFlush + (2 * T + 4) * kSubB);
+        f64sum += aw * (A(j) + absS(j));
+        d.shift += wj * Shat(j);
+      }
+      d.fix = d.fix * (1 + f64) + f64 * f64sum;
       rows[static_cast<size_t>(i)] = std::move(d);
     }
     for (auto& r : rows)

@@ -646,8 +646,13 @@ struct ProbeCase {
   Reference ref;
   MatF g, W;
   LocalComm<EmulatedArith> comm;
-  explicit ProbeCase(const Problem& pr)
-      : p(pr), probe(probe_row(pr)), in(generate_inputs(pr)), ref(in), g(widen<float>(in.g)), W(widen<float>(in.W)), comm(pr.T) {}
+  explicit ProbeCase(const Problem& pr, const std::function<void(Inputs&, int)>& edit = {})
+      : p(pr), probe(probe_row(pr)), in(edited(pr, edit)), ref(in), g(widen<float>(in.g)), W(widen<float>(in.W)), comm(pr.T) {}
+  static Inputs edited(const Problem& pr, const std::function<void(Inputs&, int)>& edit) {
+    Inputs x = generate_inputs(pr);
+    if (edit) edit(x, probe_row(pr));
+    return x;
+  }
   MatrixB member(int tier, const Contract& c, uint64_t seed) {
     Member m;
     m.var = Variant{seed, true};
@@ -751,4 +756,31 @@ TEST_CASE("admissible_k3: another token's row written over an order-probe row fa
   // Measured 15 of the 18: only the outlier token's row (x1000) is outside
   // some element's set. These are the rows the row check exists for.
   CHECK(element_passes >= 12);
+}
+
+// A column whose S is not finite is left out of the row's weights (the
+// element check judges it): the row is still judged, and the reference
+// passes. Before, 0 x Inf made the bounds NaN and every member failed
+// (found by a review).
+TEST_CASE("admissible: a probe row with an infinite S element is judged without that column") {
+  ProbeCase pc(problem(kDimsSmall, 8, 9, Dist::adversarial), [](Inputs& x, int probe) {
+    x.S[1].at(probe, 5) = to_bf16(std::numeric_limits<double>::infinity());
+  });
+  REQUIRE(pc.probe >= 0);
+  for (int tier : tiers_for(pc.p)) {
+    CAPTURE(tier);
+    const Contract c = tier_def(tier).contract;
+    const Interval a = pc.ref.admissible(tier, c);
+    REQUIRE(a.rows);
+    CHECK(a.rows->front().w(5) == 0);
+    CHECK(std::isfinite(a.rows->front().lo));
+    auto y = pc.ref.emulated(tier, c);
+    REQUIRE(y.ok());
+    CHECK(std::isinf(to_double((*y)[0].at(pc.probe, 5))));
+    const CaseResult r = judged(pc.p, pc.ref, a, pc.ref.bound(tier, Mode::emulated, c), (*y)[0], (*y)[0]);
+    CHECK(r.ok);
+    CHECK(r.rows_checked == 1);
+    const MatrixB bad = with_row((*y)[0], pc.probe, [&](int j) { return -to_double((*y)[0].at(pc.probe, j)); });
+    CHECK(failed(judged(pc.p, pc.ref, a, pc.ref.bound(tier, Mode::emulated, c), (*y)[0], bad), "admissible-row"));
+  }
 }
