@@ -124,14 +124,15 @@ std::string set_text(double lo, double hi) {
 // finite.
 void judge_rows(const MatD& y, const RowBounds& rows, CaseResult& r) {
   for (const RowBound& b : rows) {
+    const Eigen::VectorXd& w = *b.w;
     double s = 0, mag = 0;
     bool finite = true;
     for (Eigen::Index j = 0; j < y.cols(); ++j) {
-      if (b.w(j) == 0) continue;
+      if (w(j) == 0) continue;
       const double v = y(b.row, j);
       finite = finite && std::isfinite(v);
-      s += b.w(j) * v;
-      mag += std::fabs(b.w(j) * v);
+      s += w(j) * v;
+      mag += std::fabs(w(j) * v);
     }
     if (!finite || !std::isfinite(b.lo) || !std::isfinite(b.hi)) continue;
     ++r.rows_checked;

@@ -117,7 +117,7 @@ struct Family {
 // what the order cannot move.
 struct RowBound {
   int row = 0;
-  Eigen::VectorXd w;  // weights over the H hidden columns (0 where not used)
+  std::shared_ptr<const Eigen::VectorXd> w;  // weights over the H hidden columns (0 where not used), shared by every tier
   double lo = 0, hi = 0;
   int free_cols = 0;  // Z's ambiguous columns the weights are orthogonal to
 };
@@ -245,7 +245,7 @@ class AdmCtx {
   // fix, the rigorous part; shift, w . sum_r S_r.
   struct RowData {
     int row;
-    Eigen::VectorXd w;
+    std::shared_ptr<const Eigen::VectorXd> w;
     double dlo, dhi, varD, varS, fix, shift;
     int free_cols;
   };

@@ -275,9 +275,10 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       RowData d;
       d.row = i;
       d.free_cols = static_cast<int>(P.size());
-      d.w = Eigen::VectorXd::Zero(H);
-      for (size_t x = 0; x < J.size(); ++x) d.w(J[x]) = wJ(static_cast<Eigen::Index>(x));
-      const Eigen::VectorXd c = W.transpose() * d.w;
+      auto w = std::make_shared<Eigen::VectorXd>(Eigen::VectorXd::Zero(H));
+      for (size_t x = 0; x < J.size(); ++x) (*w)(J[x]) = wJ(static_cast<Eigen::Index>(x));
+      const Eigen::VectorXd c = W.transpose() * *w;
+      d.w = std::move(w);
       double mu = 0, r = 0, absN = 0, scale = 0;
       for (int k = 0; k < L; ++k) {
         const double zl = Z.lo(i, k), zh = Z.hi(i, k), cg = c(k) * g(0, k);
@@ -300,7 +301,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       d.varD = d.varS = d.fix = d.shift = 0;
       double f64sum = 0;
       for (int j : J) {
-        const double wj = d.w(j), aw = std::fabs(wj);
+        const double wj = (*d.w)(j), aw = std::fabs(wj);
         d.varD += wj * wj * U(j) * U(j);
         d.varS += wj * wj * absS(j) * absS(j);
         d.fix += aw * (acc(j) + (2 * T + 8) * kU * U(j) + (2 * L + 2 * T + 8) * kFlush + (2 * T + 4) * kSubB);

@@ -772,7 +772,7 @@ TEST_CASE("admissible: a probe row with an infinite S element is judged without 
     const Contract c = tier_def(tier).contract;
     const Interval a = pc.ref.admissible(tier, c);
     REQUIRE(a.rows);
-    CHECK(a.rows->front().w(5) == 0);
+    CHECK((*a.rows->front().w)(5) == 0);
     CHECK(std::isfinite(a.rows->front().lo));
     auto y = pc.ref.emulated(tier, c);
     REQUIRE(y.ok());
