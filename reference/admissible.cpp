@@ -404,7 +404,7 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
         finite = false;
         break;
       }
-      const double mn = (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
+      const double mn = min_square(zl, zh);
       ss_lo += mn;
       ss_hi += std::max(zl * zl, zh * zh);
       one_value = one_value && zl == zh;
@@ -762,7 +762,7 @@ DotRange AdmCtx::dot_ring(NormOrder o, int k0, int K) {
       S0 += z * z;
       var += 4 * z * z * rz.V(i, k);
       rig += 2 * std::fabs(z) * rz.fix(i, k) + e * e;
-      box_lo += (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
+      box_lo += min_square(zl, zh);
       box_hi += std::max(zl * zl, zh * zh);
     }
     if (!finite) {

@@ -76,6 +76,7 @@
 //     unbounded (counted and reported; never seen on ltt's inputs).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -133,6 +134,8 @@ bool admits(double lo, double hi, double y);
 bool unbounded(double lo, double hi);
 // Number of bf16 values in [lo, hi] (1 for a single value or NaN; 0 unbounded).
 double set_size(double lo, double hi);
+// The least z^2 over z in [lo, hi].
+inline double min_square(double lo, double hi) { return lo <= 0 && hi >= 0 ? 0.0 : std::min(lo * lo, hi * hi); }
 // bf16 steps from y to the nearest end of [lo, hi] (0 inside, inf for a
 // NaN/Inf class mismatch).
 double steps_outside(double lo, double hi, double y);

@@ -167,7 +167,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
           mask[static_cast<size_t>(k)] = '1';
           continue;
         }
-        ss_lo += (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh);
+        ss_lo += min_square(zl, zh);
         ss_hi += std::max(zl * zl, zh * zh);
       }
       if (P.empty() || static_cast<int>(P.size()) > L / 8) continue;
@@ -179,7 +179,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       for (size_t x = 0; x < P.size(); ++x) {
         const int k = P[x];
         const double zl = Z.lo(i, k), zh = Z.hi(i, k);
-        double lo2 = (zl <= 0 && zh >= 0) ? 0.0 : std::min(zl * zl, zh * zh), hi2 = std::max(zl * zl, zh * zh);
+        double lo2 = min_square(zl, zh), hi2 = std::max(zl * zl, zh * zh);
         std::vector<double> terms;
         bool few = true;
         for (int r = 0; r < T && few; ++r) {
