@@ -743,6 +743,8 @@ if args.json:
                    "totals": {"correct": n_correct, "correct_passed": a_correct, "bugs": n_bugs,
                               "bugs_failed": c_bugs, "bugs_no_effect_excused": n_inert,
                               "bugs_other_failed": c_effective, "bugs_no_effect_broken": broken}}, f, indent=1)
+    if os.path.exists(args.json + ".partial"):  # the whole run is in args.json now
+        os.remove(args.json + ".partial")
 
 if not args.keep:
     for d in (cases_dir, outputs_dir):
