@@ -1,0 +1,48 @@
+# Sourced by a device call's run.sh (bench/results/h200/sNN/*/run.sh): the
+# set-up and step helpers every such call repeats.
+#   R        a folder for the logs, tarred into $OUT/r.tgz on exit (the device
+#            tool returns few files, so one archive);
+#   left     seconds to the call's deadline (LTT_DEADLINE_S, default 570, from
+#            the time this file is sourced);
+#   build [TARGET]   configure and build the release preset for sm_90 (only
+#            TARGET if given), log to $R/build.log, print seconds and
+#            warnings; exits 2 on a failed build;
+#   s NAME TIMEOUT CMD...   run CMD in $W, cut at TIMEOUT or the deadline,
+#            log to $R/NAME.out, print its exit code, seconds and summary lines;
+#   rows FILE.json   a check report's cases, failures and rows judged whole.
+# ROOT, L (the ltt binary), W (a scratch folder) and M (mpirun as root) are set.
+set -uo pipefail
+R=$(mktemp -d)/r; mkdir -p "$R"
+trap 'tar czf "$OUT/r.tgz" -C "$(dirname "$R")" r' EXIT
+export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
+t0=$(date +%s); end=$(( t0 + ${LTT_DEADLINE_S:-570} ))
+ROOT=$PWD; L=$ROOT/build/release/bin/ltt; W=$(mktemp -d)
+M="mpirun --allow-run-as-root --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS"
+nvidia-smi -L | tee "$R/gpu.txt"
+left() { echo $(( end - $(date +%s) )); }
+build() {
+  local t=(); [ $# -gt 0 ] && t=(--target "$1")
+  { cmake --preset release -DLTT_WITH_FUZZ=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$ROOT/.device-deps/usr" > "$R/build.log" 2>&1 &&
+    cmake --build --preset release -j16 "${t[@]}" >> "$R/build.log" 2>&1; } ||
+    { grep -E "error" "$R/build.log" | head; tail -30 "$R/build.log"; exit 2; }
+  echo "build $(( $(date +%s) - t0 )) s; warnings: $(grep -c -i warning "$R/build.log")"
+}
+s() {
+  local n=$1 to=$2; shift 2
+  local l; l=$(left); [ "$l" -lt "$to" ] && to=$l
+  if [ "$to" -lt 5 ]; then echo "$n: not run, the deadline"; return; fi
+  local a; a=$(date +%s)
+  (cd "$W" && timeout -k 5 "$to" "$@") > "$R/$n.out" 2>&1
+  echo "$n: exit $? $(( $(date +%s) - a )) s (limit $to): $(grep -E '^# ([0-9]+ cases|Out of|Mutants)|^# correct outputs|^!!!' "$R/$n.out" | tr '\n' ' ')" \
+       "ident $(grep -c 'bitwise identical' "$R/$n.out") differ $(grep -c 'ranks differ' "$R/$n.out")"
+  grep -E "FAIL|^ltt[a-z ]*:|rror:|admissible-row|<<|wrong" "$R/$n.out" | grep -v elapsed | head -6
+}
+rows() {
+  python3 - "$W/$1" <<'PY'
+import json, os, sys
+cs = json.load(open(sys.argv[1]))["cases"]
+print(os.path.basename(sys.argv[1]) + ":", len(cs), "cases,", sum(not c["pass"] for c in cs), "failed;",
+      sum(c["admissible"].get("rows_checked", 0) for c in cs), "rows checked,",
+      sum(c["admissible"].get("rows_outside", 0) for c in cs), "outside")
+PY
+}
