@@ -208,6 +208,9 @@ class AdmCtx {
   // which; admissible_rows.cpp derives the bound). Null where no row has
   // ambiguous Z elements.
   std::shared_ptr<const RowBounds> row_bounds(Algo a, int nD, int nS);
+  // The bf16 roundings a reduction puts on each element it sums, for the row
+  // checks' counts: one-shot 1; ring its T - 1 hops and a last, counted as T.
+  int reduce_roundings(Algo a) const { return a == Algo::ring ? in.p.T : 1; }
   // One fp32 addition of two admissible sets.
   Interval add(const Interval& a, const Interval& b) const;
   // The rounding point: both ends to bf16.

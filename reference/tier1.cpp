@@ -46,8 +46,8 @@ MatD bound(BoundCtx& b, const Contract& k) {
 Interval admissible(AdmCtx& a, const Contract& k) {
   const Interval Yp = a.round(a.accumulate(a.dot_full(k.algo, k.norm), nullptr));
   Interval y = a.round(a.add(Yp, a.reduce_S(k.algo)));
-  // Row checks: Y' and Y' + S rounded, and S's reduction's rounding (ring: its T - 1 hops and a last, counted as T).
-  y.rows = a.row_bounds(k.algo, 2, k.algo == Algo::ring ? a.in.p.T : 1);
+  // Row checks: Y' and Y' + S rounded, and S's reduction's roundings.
+  y.rows = a.row_bounds(k.algo, 2, a.reduce_roundings(k.algo));
   return y;
 }
 

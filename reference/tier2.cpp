@@ -73,9 +73,9 @@ Interval admissible(AdmCtx& a, const Contract& k) {
     a.sum_add(sum, lo, hi);
   }
   Interval y = a.round(a.sum_finish(sum, k.algo));
-  // Row checks: the shard's D + S_r rounded, then the reduction's rounding
-  // (ring: its T - 1 hops and a last, counted as T), every one of a value bounded by D's and the S_r's.
-  y.rows = a.row_bounds(k.algo, 1 + (k.algo == Algo::ring ? p.T : 1), 0);
+  // Row checks: the shard's D + S_r rounded, then the reduction's roundings,
+  // every one of a value bounded by D's and the S_r's.
+  y.rows = a.row_bounds(k.algo, 1 + a.reduce_roundings(k.algo), 0);
   return y;
 }
 

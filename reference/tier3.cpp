@@ -56,8 +56,8 @@ MatD bound(BoundCtx& b, const Contract& k) {
 // element the same sets; then the GEMM with S in its epilogue, one rounding.
 Interval admissible(AdmCtx& a, const Contract& k) {
   Interval y = a.round(a.accumulate(a.dot_full(k.algo, k.norm), &a.reduce_S(k.algo)));
-  // Row checks: one rounding of D + S (the epilogue's), and S's reduction's (ring: its T - 1 hops and a last, counted as T).
-  y.rows = a.row_bounds(k.algo, 1, k.algo == Algo::ring ? a.in.p.T : 1);
+  // Row checks: one rounding of D + S (the epilogue's), and S's reduction's.
+  y.rows = a.row_bounds(k.algo, 1, a.reduce_roundings(k.algo));
   return y;
 }
 

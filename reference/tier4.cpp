@@ -65,8 +65,8 @@ Interval admissible(AdmCtx& a, const Contract& k) {
   Interval y = a.round(a.sum_finish(sum, k.algo));
   // Row checks: the T shards' P_r = D_r + S_r rounded (their bounds add up to
   // one of the row's: sum_r |P_r|^2 <= (sum_r |P_r|)^2), then the reduction's
-  // rounding (ring: its T - 1 hops and a last, counted as T).
-  y.rows = a.row_bounds(k.algo, 1 + (k.algo == Algo::ring ? p.T : 1), 0);
+  // roundings.
+  y.rows = a.row_bounds(k.algo, 1 + a.reduce_roundings(k.algo), 0);
   return y;
 }
 
