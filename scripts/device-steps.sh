@@ -9,7 +9,11 @@
 #            warnings; exits 2 on a failed build;
 #   s NAME TIMEOUT CMD...   run CMD in $W, cut at TIMEOUT or the deadline,
 #            log to $R/NAME.out, print its exit code, seconds and summary lines;
-#   rows FILE.json   a check report's cases, failures and rows judged whole.
+#   rows FILE.json   a check report's cases, failures and rows judged whole;
+#   speed    on an H200 only (the card the issue's speed targets name), the
+#            speed figures: tier 0 per-rank at T 8, M 1..128; RMSNorm at
+#            M 2048 and 8192; PyTorch's composition (bench/torch/compose.py);
+#            on another card it says so and takes nothing.
 # ROOT, L (the ltt binary), W (a scratch folder) and M (mpirun as root) are set.
 set -uo pipefail
 R=$(mktemp -d)/r; mkdir -p "$R"
@@ -48,4 +52,15 @@ print(os.path.basename(sys.argv[1]) + ":", len(cs), "cases,", sum(not c["pass"] 
       sum(c["admissible"].get("rows_checked", 0) for c in cs), "rows checked,",
       sum(c["admissible"].get("rows_outside", 0) for c in cs), "outside")
 PY
+}
+speed() {
+  if ! grep -q H200 "$R/gpu.txt"; then
+    echo "speed: not an H200, the speed figures are not taken (the H100's: session 35)"; return
+  fi
+  s bench 70 "$L" bench --backend cuda --dims k3 --tp 8 --tier 0 --tokens 1,5,33,128 --json "$R/bench.json"
+  grep -E "^ +(tier0-rank|chain-read-tier0|tier0-cublas|copy) " "$R/bench.out"
+  s bench_norm 40 "$L" bench --backend cuda --dims k3 --tp 8 --tier 1 --tokens 2048,8192 --json "$R/bench_norm.json"
+  grep -E "^ +(rmsnorm|rmsnorm-pdl|copy-norm) " "$R/bench_norm.out"
+  s compose 120 python3 "$ROOT/bench/torch/compose.py" --json "$R/compose.json"
+  grep -v '^\[W' "$R/compose.out" | head -30
 }
