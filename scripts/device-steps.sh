@@ -9,7 +9,8 @@
 #            warnings; exits 2 on a failed build;
 #   s NAME TIMEOUT CMD...   run CMD in $W, cut at TIMEOUT or the deadline,
 #            log to $R/NAME.out, print its exit code, seconds and summary lines;
-#   rows FILE.json   a check report's cases, failures and rows judged whole;
+#   rows FILE.json   a check report's cases, failures and rows judged whole
+#            (or that there is no report, or no verdict in it);
 #   speed    on an H200 only (the card the issue's speed targets name), the
 #            speed figures: tier 0 per-rank at T 8, M 1..128; RMSNorm at
 #            M 2048 and 8192; PyTorch's composition (bench/torch/compose.py);
@@ -44,6 +45,8 @@ s() {
 rows() {
   python3 - "$W/$1" <<'PY'
 import json, os, sys
+if not os.path.exists(sys.argv[1]):  # the step was not run (the deadline) or wrote nothing
+    sys.exit(os.path.basename(sys.argv[1]) + ": no report (the step did not run)")
 d = json.load(open(sys.argv[1]))
 if "cases" not in d:  # ltt writes a placeholder first: the run was cut before its report
     sys.exit(os.path.basename(sys.argv[1]) + ": no verdict (the run did not finish its report)")
