@@ -1,7 +1,8 @@
 # Sourced by a device call's run.sh (bench/results/h200/sNN/*/run.sh): the
 # set-up and step helpers every such call repeats.
 #   R        a folder for the logs, tarred into $OUT/r.tgz on exit (the device
-#            tool returns few files, so one archive);
+#            tool returns few files, so one archive) with the JSON reports the
+#            steps wrote in $W, after `ltt --version` and the call's seconds;
 #   left     seconds to the call's deadline (LTT_DEADLINE_S, default 570, from
 #            the time this file is sourced);
 #   build [TARGET]   configure and build the release preset for sm_90 (only
@@ -18,10 +19,22 @@
 # ROOT, L (the ltt binary), W (a scratch folder) and M (mpirun as root) are set.
 set -uo pipefail
 R=$(mktemp -d)/r; mkdir -p "$R"
-trap 'tar czf "$OUT/r.tgz" -C "$(dirname "$R")" r' EXIT
 export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
 t0=$(date +%s); end=$(( t0 + ${LTT_DEADLINE_S:-570} ))
 ROOT=$PWD; L=$ROOT/build/release/bin/ltt; W=$(mktemp -d)
+# On exit, however the call ends (the last step, a failed build, the tool's
+# kill): the reports the steps wrote in $W join the logs, the binary says
+# which commit it was built from, the call's seconds, then the archive. The
+# call's exit code is kept.
+finish() {
+  local rc=$?
+  (cd "$W" && cp ./*.json "$R/" 2>/dev/null)
+  [ -x "$L" ] && "$L" --version
+  echo "total $(( $(date +%s) - t0 )) s"
+  tar czf "$OUT/r.tgz" -C "$(dirname "$R")" r
+  exit "$rc"
+}
+trap finish EXIT
 M="mpirun --allow-run-as-root --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS"
 nvidia-smi -L | tee "$R/gpu.txt"
 left() { echo $(( end - $(date +%s) )); }
