@@ -619,7 +619,10 @@ for idx, (T, M, dist) in enumerate(combos, 1):
                           "ulp_hist": ve.get("ulp_hist"),
                           # ltt verify's hints: the truth rounded once; the GEMM's output rounded before the add
                           "missing_rounding_points": bool(adm.get("missing_rounding_points")),
-                          "product_rounded_first": bool(adm.get("product_rounded_first"))}
+                          "product_rounded_first": bool(adm.get("product_rounded_first")),
+                          # the row check (README 'Rows an order moves whole'): rows judged whole, those outside
+                          "rows_checked": int(adm.get("rows_checked", 0)),
+                          "rows_outside": int(adm.get("rows_outside", 0))}
             row["verify_summary"] = {v: verdicts[v]["summary"] for v in verdicts}
             rows.append(row)
         if not args.keep:
@@ -693,6 +696,14 @@ if refused:
     totals += (f"; of the {len(refused)} correct outputs refused, ltt verify says {sum(x['product_rounded_first'] for x in refused)}"
                f" hold the GEMM's output rounded before the add, {sum(x['missing_rounding_points'] for x in refused)}"
                f" the truth rounded once")
+rows_c = sum(r["correct"].get("rows_checked", 0) for r in rows)
+if rows_c:  # adversarial inputs' order-probe rows; none elsewhere
+    totals += (f"; the row check judged {rows_c} rows of the correct outputs whole, "
+               f"{sum(r['correct'].get('rows_outside', 0) for r in rows)} outside")
+    bug_rows = [r[b] for r in rows for b in VARIANTS[1:] if r[b].get("rows_checked")]
+    if bug_rows:
+        totals += (f", and failed {sum(x['rows_outside'] > 0 for x in bug_rows)} of the {len(bug_rows)} planted bugs' "
+                   f"outputs where it judged rows")
 if args.compile:
     totals += " (--compile: bugs not run)"
     graphs = dict(dynamo_counters["stats"])
