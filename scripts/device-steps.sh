@@ -23,9 +23,9 @@ export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
 t0=$(date +%s); end=$(( t0 + ${LTT_DEADLINE_S:-570} ))
 ROOT=$PWD; L=$ROOT/build/release/bin/ltt; W=$(mktemp -d)
 # On exit, however the call ends (the last step, a failed build, the tool's
-# kill): the reports the steps wrote in $W join the logs, the binary says
-# which commit it was built from, the call's seconds, then the archive. The
-# call's exit code is kept.
+# kill): the reports the steps wrote in $W join the logs, the binary's
+# version (the commit is the record's commit.txt), the call's seconds, then
+# the archive. The call's exit code is kept.
 finish() {
   local rc=$?
   (cd "$W" && cp ./*.json "$R/" 2>/dev/null)
