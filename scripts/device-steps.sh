@@ -15,7 +15,13 @@
 #   speed    on an H200 only (the card the speed targets name), the
 #            speed figures: tier 0 per-rank at T 8, M 1..128; RMSNorm at
 #            M 2048 and 8192; PyTorch's composition (bench/torch/compose.py);
-#            on another card it says so and takes nothing.
+#            on another card it says so and takes nothing;
+#   closing  the checks a closing tree gets: the suite by the README's
+#            GPU-machine command; the cuda mutants; process per rank
+#            (mpirun -np 8, one GPU) against the fake ranks, bitwise; the
+#            main job's adversarial cases at M 1..2048 under the row check;
+#   sanitize TOOL...   compute-sanitizer with each TOOL (memcheck, racecheck,
+#            synccheck, initcheck) on a small adversarial case of every tier.
 # ROOT, L (the ltt binary), W (a scratch folder) and M (mpirun as root) are set.
 set -uo pipefail
 R=$(mktemp -d)/r; mkdir -p "$R"
@@ -79,4 +85,20 @@ speed() {
   grep -E "^ +(rmsnorm|rmsnorm-pdl|copy-norm) " "$R/bench_norm.out"
   s compose 120 python3 "$ROOT/bench/torch/compose.py" --json "$R/compose.json"
   grep -v '^\[W' "$R/compose.out" | head -30
+}
+closing() {
+  s suite 150 "$ROOT/scripts/ctest-gpu-host.sh" -j8
+  tail -4 "$R/suite.out"
+  s mutants_cuda 90 "$L" mutants --backend cuda --dims small --tp 8,16 --tokens 5,33 --dist adversarial --json mu.json
+  s np8_k3 100 $M -np 8 "$L" check --backend cuda --dims k3 --tp 8 --tokens 1,33,257,2048 --dist adversarial --json np8_k3.json
+  rows np8_k3.json
+  s main_adv 150 "$L" check --backend cuda --dims k3 --tp 8,16 --tokens 1,5,33,128,256,257,2048 --dist adversarial --json main_adv.json
+  rows main_adv.json
+}
+sanitize() {
+  local tool
+  for tool in "$@"; do
+    s "san_$tool" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 "$L" check --backend cuda --dims small --tp 8 --tokens 5,33 --dist adversarial
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$R/san_$tool.out"
+  done
 }
