@@ -10,6 +10,6 @@ scripts/setup.sh debug
 # unoptimised: the reference sweep, the k3 regeneration of golden.regress, the
 # k3 admissible-set test, the end-to-end sweeps of 10 variants and of the
 # mutant table (their pipelines and checks run under the sanitizers in the
-# admissible, tier and check suites), and PyTorch's tiers (torch.*: ltt
-# verify's paths, which the golden suites run under the sanitizers).
-ctest --preset debug -j"$(nproc)" -E '^cli\.selftest_small$|^reference$|^golden\.regress$|^admissible_k3$|^check\.variants$|^mutants\.small$|^mutants\.ring_small$|^torch\.'
+# admissible, tier and check suites), and PyTorch's and numpy's tiers (torch.*,
+# numpy.*: ltt verify's paths, which the golden suites run under the sanitizers).
+ctest --preset debug -j"$(nproc)" -E '^cli\.selftest_small$|^reference$|^golden\.regress$|^admissible_k3$|^check\.variants$|^mutants\.small$|^mutants\.ring_small$|^torch\.|^numpy\.'
