@@ -444,15 +444,20 @@ def outputs(meta, t, knobs):
     return out
 
 
+def die(msg):
+    print(f'numpy_tiers: {msg}', file=sys.stderr)
+    sys.exit(2)
+
+
 def verify(ltt, cases, outdir, jpath):
     """ltt verify over the directories: {(case file name, tier): pass}."""
     r = subprocess.run([ltt, 'verify', '--case', cases, '--output', outdir, '--json', jpath],
                        capture_output=True, text=True)
     if r.returncode not in (0, 1):
-        sys.exit(f'numpy_tiers: ltt verify exited {r.returncode}: {r.stderr[-2000:]}{r.stdout[-2000:]}')
+        die(f'ltt verify exited {r.returncode}: {r.stderr[-2000:]}{r.stdout[-2000:]}')
     res = {(os.path.basename(c['case_file']), int(c['tier'])): bool(c['pass']) for c in json.load(open(jpath))['cases']}
     if not res:
-        sys.exit('numpy_tiers: ltt verify judged no output')
+        die('ltt verify judged no output')
     return res
 
 
@@ -470,19 +475,19 @@ def main():
     p.add_argument('--seed', type=int, default=0, help='input seed (passed to ltt golden)')
     a = p.parse_args()
     if not os.access(a.ltt, os.X_OK):
-        sys.exit(f'numpy_tiers: no ltt binary at {a.ltt}: build it first (cmake --build --preset release)')
+        die(f'no ltt binary at {a.ltt}: build it first (cmake --build --preset release)')
     if a.members < 1:
-        sys.exit('numpy_tiers: --members must be at least 1')
+        die('--members must be at least 1')
     shutil.rmtree(a.work, ignore_errors=True)
     bad = []
     for algo in a.algo.split(','):
         if algo not in ('one-shot', 'ring'):
-            sys.exit(f'numpy_tiers: --algo {algo}: use one-shot or ring')
+            die(f'--algo {algo}: use one-shot or ring')
         cases = os.path.join(a.work, algo, 'cases')
         r = subprocess.run([a.ltt, 'golden', '--out', cases, '--dims', a.dims, '--tp', a.tp, '--tokens', a.tokens,
                             '--dist', a.dist, '--seed', str(a.seed), '--algo', algo], capture_output=True, text=True)
         if r.returncode != 0:
-            sys.exit(f'numpy_tiers: ltt golden exited {r.returncode}: {r.stderr[-2000:]}')
+            die(f'ltt golden exited {r.returncode}: {r.stderr[-2000:]}')
         files = sorted(f for f in os.listdir(cases) if f.endswith('.safetensors'))
         loaded = {f: read_case(os.path.join(cases, f)) for f in files}
         base = {f: outputs(m, t, {}) for f, (m, t) in loaded.items()}
@@ -494,7 +499,11 @@ def main():
             for f, (m, t) in loaded.items():
                 ys[f] = outputs(m, t, knobs)
                 write_st(os.path.join(od, f), {f'output.tier{k}.rank0': y for k, y in ys[f].items()})
-            return ys, verify(a.ltt, cases, od, od + '.json')
+            res = verify(a.ltt, cases, od, od + '.json')
+            unjudged = [(f, k) for f in files for k in ys[f] if (f, k) not in res]
+            if unjudged:
+                die(f'{name}: ltt verify gave no verdict on {len(unjudged)} outputs, e.g. {unjudged[0]}')
+            return ys, res
 
         members_failed = 0
         for s in range(1, a.members + 1):
