@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # numpy_tiers.py: do outputs that an independent numpy implementation of every tier computes (code that is
-# not ltt's: a reviewer wrote it from DESIGN.md, with its own bf16 rounding and safetensors code) pass
+# not ltt's: a reviewer wrote it from DESIGN.md, with its own bf16 rounding) pass
 # `ltt verify` whatever orders it chose, and does every planted bug that changes an output fail it?
 #
 # `ltt golden` writes the case files (every rank's bf16 partials R_r [M, L] and S_r [M, H], g, W, expected
@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 
@@ -37,50 +36,11 @@ import numpy as np
 
 f32 = np.float32
 
-# ------------------------------------------------------------------ safetensors
-def read_case(path):
-    with open(path, 'rb') as f:
-        n = struct.unpack('<Q', f.read(8))[0]
-        hdr = json.loads(f.read(n))
-        base = 8 + n
-        data = f.read()
-    meta = hdr.pop('__metadata__', {})
-    out = {}
-    for k, v in hdr.items():
-        b, e = v['data_offsets']
-        raw = data[b:e]
-        if v['dtype'] == 'BF16':
-            u = np.frombuffer(raw, dtype='<u2').astype(np.uint32) << 16
-            arr = u.view(np.float32).reshape(v['shape'])
-        elif v['dtype'] == 'F64':
-            arr = np.frombuffer(raw, dtype='<f8').reshape(v['shape'])
-        elif v['dtype'] == 'F32':
-            arr = np.frombuffer(raw, dtype='<f4').reshape(v['shape'])
-        else:
-            raise ValueError(v['dtype'])
-        out[k] = arr
-    return meta, out
+# safetensors: the Python package's reader and writer (python/ltt/_core.py; outputs written as F32, whose
+# values here are bf16 values already, so ltt verify's rounding of them is exact).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'python'))
+from ltt._core import LttError, _read, _write  # noqa: E402
 
-
-def write_st(path, tensors):
-    """tensors: name -> float32 array already bf16-representable (written BF16) or ('F32', arr)."""
-    hdr = {}
-    blobs = []
-    off = 0
-    for k, v in tensors.items():
-        if isinstance(v, tuple):
-            arr = np.ascontiguousarray(v[1], dtype='<f4')
-            raw = arr.tobytes(); dt = 'F32'
-        else:
-            arr = np.ascontiguousarray(v, dtype=np.float32)
-            raw = (arr.view(np.uint32) >> 16).astype('<u2').tobytes(); dt = 'BF16'
-        hdr[k] = {'dtype': dt, 'shape': list(arr.shape), 'data_offsets': [off, off + len(raw)]}
-        blobs.append(raw); off += len(raw)
-    h = json.dumps(hdr).encode()
-    h += b' ' * ((8 - len(h) % 8) % 8)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<Q', len(h))); f.write(h)
-        for b in blobs: f.write(b)
 
 # ------------------------------------------------------------------ bf16 / fp32 helpers
 def bf16(x):
@@ -492,7 +452,10 @@ def main():
         if r.returncode != 0:
             die(f'ltt golden exited {r.returncode}: {r.stderr[-2000:]}')
         files = sorted(f for f in os.listdir(cases) if f.endswith('.safetensors'))
-        loaded = {f: read_case(os.path.join(cases, f)) for f in files}
+        try:
+            loaded = {f: _read(os.path.join(cases, f))[::-1] for f in files}  # (metadata, tensors)
+        except LttError as e:
+            die(str(e))
         base = {f: outputs(m, t, {}) for f, (m, t) in loaded.items()}
 
         def judge(name, knobs):
@@ -501,7 +464,7 @@ def main():
             ys = {}
             for f, (m, t) in loaded.items():
                 ys[f] = outputs(m, t, knobs)
-                write_st(os.path.join(od, f), {f'output.tier{k}.rank0': y for k, y in ys[f].items()})
+                _write(os.path.join(od, f), {f'output.tier{k}.rank0': y for k, y in ys[f].items()})
             res = verify(a.ltt, cases, od, od + '.json')
             unjudged = [(f, k) for f in files for k in ys[f] if (f, k) not in res]
             if unjudged:

@@ -15,6 +15,8 @@ choices = "'red': ['rank', 'rev', 'elem', 'pair', 'f64', 'zinit'],"
 for s in (planting, choices):
     assert src.count(s) == 1, f"'{s}' is not found once in {script}: update this test"
 os.makedirs(work, exist_ok=True)
+# The copies live in WORKDIR, so the package the script imports (python/ beside it) goes on their path.
+env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(script)), "..", "python"))
 copies = {
     "plants_nothing": (src.replace(planting, "run_tier(c, k, meta, t, '')"), "its planting is broken"),
     "kahan_member": (src.replace(choices, "'red': ['kahan'],"), "a correct member failed"),
@@ -24,7 +26,7 @@ for name, (text, said) in copies.items():
     with open(path, "w") as f:
         f.write(text)
     r = subprocess.run([py, path, "--ltt", ltt, "--work", os.path.join(work, name), "--tp", "8", "--tokens", "33",
-                        "--dist", "adversarial", "--algo", "one-shot", "--members", "1"], capture_output=True, text=True)
+                        "--dist", "adversarial", "--algo", "one-shot", "--members", "1"], capture_output=True, text=True, env=env)
     print(r.stdout[-1500:], r.stderr[-1500:])
     assert r.returncode == 1, f"{name}: the run exited {r.returncode}, not 1"
     assert said in r.stdout, f"{name}: the output does not say '{said}'"
