@@ -64,7 +64,7 @@ void settle(double& lo, double& hi) {
 // One element's T bf16 terms, as a reduction's bounds read them: the float64
 // sum (non-finite if any term is), and over the finite terms sum|x|, the sums
 // of the positive and negative parts, the largest of each, and the smallest
-// quantum of a nonzero term.
+// lowest set bit of a nonzero term (every term is a multiple of it).
 struct TermStats {
   double sum = 0, A = 0, P = 0, N = 0, mp = 0, mn = 0, q = std::numeric_limits<double>::infinity();
 };
@@ -81,7 +81,7 @@ TermStats term_stats(const std::vector<MatrixB>& x, Eigen::Index e) {
     t.N += std::max(-v, 0.0);
     t.mp = std::max(t.mp, v);
     t.mn = std::max(t.mn, -v);
-    if (v != 0) t.q = std::min(t.q, quantum_of(b.bits));
+    if (v != 0) t.q = std::min(t.q, low_bit(v));
   }
   return t;
 }
@@ -156,9 +156,14 @@ void AdmCtx::SumAcc::add(Eigen::Index e, double l, double h) {
     mp.data()[e] = std::max(mp.data()[e], h);
     mn.data()[e] = std::max(mn.data()[e], -l);
   }
-  // The smallest spacing of a nonzero bf16 value in [l, h].
-  const double m = (l <= 0 && h >= 0) ? (l == h ? kInf : 0.0) : std::min(std::fabs(l), std::fabs(h));
-  if (m != kInf) q.data()[e] = std::min(q.data()[e], bf16_ulp(m));
+  // A power of two that divides every bf16 value in [l, h]: one value's
+  // lowest set bit, else the smallest spacing in the interval.
+  if (l == h) {
+    if (l != 0) q.data()[e] = std::min(q.data()[e], low_bit(l));
+  } else {
+    const double m = (l <= 0 && h >= 0) ? 0.0 : std::min(std::fabs(l), std::fabs(h));
+    q.data()[e] = std::min(q.data()[e], bf16_ulp(m));
+  }
 }
 
 void AdmCtx::sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const {

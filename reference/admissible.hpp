@@ -27,9 +27,12 @@
 //     k terms, each bounded whatever the order by ring_hops(); at most
 //     gamma_{T-1}(u') sum |term|);
 //     e = 0 where every partial sum of every order is exact: all terms are
-//     multiples of the smallest quantum q (>= 2^-126, no flush) and
-//     sum |term| < 2^24 q (ring: 2^8 q). Then the sum is exact and its one
-//     rounding is RN's: a tie goes to even in every order, not to both sides;
+//     multiples of q (>= 2^-126, no flush; the smallest lowest set bit of a
+//     term, or an interval term's smallest spacing) and sum |term| < 2^24 q
+//     (ring: 2^8 q; every partial sum, and every hop's bf16 rounding of
+//     one, is then a multiple of q below 2^8 q: a bf16 value). Then the sum
+//     is exact and its one rounding is RN's: a tie goes to even in every
+//     order, not to both sides;
 //   - an fp32 add (tier 1's Y' + S) is monotone: [fl(lo_a + lo_b), fl(hi_a + hi_b)];
 //   - RMSNorm, per row: the range of the member's rstd from the range of the
 //     sum of squares (probabilistic bound below, capped by the rigorous
@@ -169,7 +172,7 @@ class AdmCtx {
     MatD lo, hi, A, P, N;  // sums of lo, hi, max|term|, max(term, 0), max(-term, 0)
     MatD mp, mn;           // the largest max(term, 0) and max(-term, 0) (ring_hops()), kept if ring
     bool ring = false;     // set before the first term: a ring's sum_finish() uses mp and mn
-    MatD q;                // the smallest bf16 quantum (spacing) any admissible term can have
+    MatD q;                // a power of two dividing every admissible value of every term (bf16 values)
     int terms = 0;
     void start(Eigen::Index rows, Eigen::Index cols);  // before each term: sized at the first
     void add(Eigen::Index e, double lo, double hi);    // element e of one term
