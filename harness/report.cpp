@@ -317,7 +317,8 @@ bool weak_ring(const CaseResult& r) { return judged_algo(r.contract.algo, r.p.T)
 std::string ring_note(size_t ring, size_t total) {
   return cat(ring, " of ", total, " cases reduce by a ring over T > 2 ranks: a bf16 rounding at every hop, in any order, leaves Y more freedom "
              "than one-shot (amb% near 100 on realistic data), so their sets miss small coherent bugs that one-shot's catch, "
-             "such as eps x10 or a bf16 sum of squares (README, \"Ring verdicts are weaker\")");
+             "such as eps x10 or a bf16 sum of squares; where every partial sum is exact (the exact distribution's R and S) "
+             "the ring rounds nothing and Z is as sharp as one-shot's (README, \"Ring verdicts are weaker\")");
 }
 
 std::string strict_gate_clause(const CheckOptions& o) {
