@@ -42,13 +42,14 @@ double quantum_of(uint16_t bits) {
   return std::ldexp(1.0, (e ? e : 1) - 134);
 }
 
-// The lowest set bit of a nonzero bf16 value x: x is an odd multiple of it.
-double low_bit(double x) {
-  const bf16 b = to_bf16(x);
-  const double q = quantum_of(b.bits);
-  auto m = static_cast<unsigned>(std::fabs(x) / q);  // the significand, below 2^8
-  return q * static_cast<double>(m & (~m + 1));
+// The lowest set bit of a nonzero bf16 value, from its bits: the value is
+// an odd multiple of it.
+double low_bit(uint16_t bits) {
+  const unsigned e = (bits >> 7) & 0xffu;
+  const unsigned m = (bits & 0x7fu) | (e ? 0x80u : 0u);  // the significand, below 2^8
+  return quantum_of(bits) * static_cast<double>(m & (~m + 1));
 }
+double low_bit(double x) { return low_bit(to_bf16(x).bits); }
 
 // Normalises an interval's special cases: one NaN end (a NaN only possible)
 // or both infinite ends: unbounded; both NaN: the NaN class.
@@ -81,7 +82,7 @@ TermStats term_stats(const std::vector<MatrixB>& x, Eigen::Index e) {
     t.N += std::max(-v, 0.0);
     t.mp = std::max(t.mp, v);
     t.mn = std::max(t.mn, -v);
-    if (v != 0) t.q = std::min(t.q, low_bit(v));
+    if (v != 0) t.q = std::min(t.q, low_bit(b.bits));
   }
   return t;
 }

@@ -381,8 +381,7 @@ RING_BUGS = ['drop-s', 'drop-r', 'double-r', 'g1', 'row-dup']
 # hops each round a partial sum of the shared outputs (and the shards' products) to bf16, a freedom of several
 # ULPs of Y per element; on exact inputs (S_r up to 2, R_r up to 2^-3) a routed partial dropped or doubled moves
 # Y by less than that, and passes (README, 'Ring verdicts are weaker').
-RING_FREE = {('drop-r', 4, 16): 'tier 4 sums Y by a ring of 15 bf16 roundings',
-             ('double-r', 4, 16): 'tier 4 sums Y by a ring of 15 bf16 roundings'}
+RING_FREE = {(bug, 4, 16): 'tier 4 sums Y by a ring of 15 bf16 roundings' for bug in ('drop-r', 'double-r')}
 # Bugs that act on NaN and inf alone: with no NaN or inf in any output they change nothing, and say so.
 NONFINITE_BUGS = ('nan-to-zero', 'satfinite')
 
@@ -497,15 +496,16 @@ def main():
             ref = {f: outputs(m, t, rest) for f, (m, t) in loaded.items()} if rest else base
             changed = [(f, k) for f in files for k in ys[f]
                        if not np.all((ys[f][k] == ref[f][k]) | (np.isnan(ys[f][k]) & np.isnan(ref[f][k])))]
-            free = [fk for fk in changed if (knobs['bug'], fk[1], int(loaded[fk[0]][0]['tp'])) in RING_FREE] \
-                if algo == 'ring' else []
+            def free_key(fk):  # (bug, tier, T) of an output, as RING_FREE names them
+                return knobs['bug'], fk[1], int(loaded[fk[0]][0]['tp'])
+            free = [fk for fk in changed if algo == 'ring' and free_key(fk) in RING_FREE]
             missed = [fk for fk in changed if res[fk] and fk not in free]
             judged = len(changed) - len(free)
             print(f'{algo} bug {spec}: changed {len(changed)} of {len(res)} outputs, {judged - len(missed)} '
                   f'of the {judged} judged fail')
             if free:
-                why = RING_FREE[(knobs['bug'], free[0][1], int(loaded[free[0][0]][0]['tp']))]
-                print(f'  not judged: {len(free)} outputs ({why}), {sum(not res[fk] for fk in free)} of them fail')
+                print(f'  not judged: {len(free)} outputs ({RING_FREE[free_key(free[0])]}), '
+                      f'{sum(not res[fk] for fk in free)} of them fail')
             for f, k in missed:
                 print(f'  !!! a bug passed: {f} tier {k}')
                 bad.append(f'{algo} bug {spec}: {f} tier {k} passed')
