@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "html.hpp"
@@ -119,10 +120,12 @@ std::string set_text(double lo, double hi) {
   return cat("[", lo, " .. ", hi, "] (", set_size(lo, hi), " values)");
 }
 
-// The row checks (admissible.hpp, RowBound): a row with a non-finite element
-// where its weight is not 0 is left to the element check, whose sets there are
-// finite.
+// The row checks (admissible.hpp, RowBound; up to two a row): a row with a
+// non-finite element where a check's weight is not 0 is left to the element
+// check, whose sets there are finite. A row counts once: judged whole if any
+// of its checks ran, outside if any of them failed.
 void judge_rows(const MatD& y, const RowBounds& rows, CaseResult& r) {
+  std::set<int> judged, outside;
   for (const RowBound& b : rows) {
     const Eigen::VectorXd& w = *b.w;
     double s = 0, mag = 0;
@@ -135,15 +138,19 @@ void judge_rows(const MatD& y, const RowBounds& rows, CaseResult& r) {
       mag += std::fabs(w(j) * v);
     }
     if (!finite || !std::isfinite(b.lo) || !std::isfinite(b.hi)) continue;
-    ++r.rows_checked;
+    judged.insert(b.row);
     const double slack = 2 * gamma(static_cast<double>(y.cols()), std::ldexp(1.0, -53)) * mag;  // float64's own rounding of the sum
     if (s >= b.lo - slack && s <= b.hi + slack) continue;
-    if (r.rows_outside++ == 0)
+    if (outside.empty())
       r.row_outside_text = cat("row ", b.row, ": its weighted sum w . y = ", fmt("%.6g", s), " lies outside [", fmt("%.6g", b.lo), ", ",
                                fmt("%.6g", b.hi), "], where every correct member's lies (w is orthogonal to the up-projection of the ",
-                               counted(b.free_cols, "column"), " where the row's Z is ambiguous, such as an order probe's: the row is none "
-                               "of its correct rows, though each element may lie in its set; README 'Rows an order moves whole')");
+                               counted(b.free_cols, "column"), " where the row's Z is ambiguous, such as an order probe's",
+                               b.rstd_free ? ", and to the row's own product, so that rstd cannot move it" : "",
+                               ": the row is none of its correct rows, though each element may lie in its set; README 'Rows an order moves whole')");
+    outside.insert(b.row);
   }
+  r.rows_checked += judged.size();
+  r.rows_outside += outside.size();
 }
 
 }  // namespace

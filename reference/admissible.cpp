@@ -115,9 +115,9 @@ AdmCtx::AdmCtx(const Inputs& inputs, const Truth& truth, const MatD& w, Family f
   const Problem& p = in.p;
   // Every probabilistically bounded event of the case: M sums of squares,
   // M*H dot products for each of at most T + 2 GEMM shapes (tier 4's T
-  // latent shards, the full product in two RMSNorm orders) and at most M row
-  // checks (admissible_rows.cpp).
-  const double events = 2.0 * p.M + static_cast<double>(p.M) * p.H * (p.T + 2);
+  // latent shards, the full product in two RMSNorm orders) and at most 2M row
+  // checks (admissible_rows.cpp: two per row).
+  const double events = 3.0 * p.M + static_cast<double>(p.M) * p.H * (p.T + 2);
   lambda_ = std::sqrt(2.0 * std::log(2.0 * events / fam.p_false_alarm));
   // A ring case adds as many again (dot_ring(): M sums of squares, M*H dot
   // products per GEMM shape), so its probability is at most twice the case's.

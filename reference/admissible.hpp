@@ -118,12 +118,14 @@ struct Family {
 // lo <= sum_j w_j y_j <= hi. Made for rows whose per-element sets are wide
 // because a few of Z's elements are (an order probe's 0 or 1 moves rstd):
 // w is orthogonal to those columns' part of the product, so the sum sees
-// what the order cannot move.
+// what the order cannot move. Two a row: the second's w (along the shared
+// sum) is orthogonal to the row's whole product, so rstd cannot move it.
 struct RowBound {
   int row = 0;
   std::shared_ptr<const Eigen::VectorXd> w;  // weights over the H hidden columns (0 where not used), shared by every tier
   double lo = 0, hi = 0;
   int free_cols = 0;  // Z's ambiguous columns the weights are orthogonal to
+  bool rstd_free = false;  // the weights are orthogonal to the row's own product too: rstd's range cannot move the sum
 };
 using RowBounds = std::vector<RowBound>;
 
@@ -257,6 +259,7 @@ class AdmCtx {
     std::shared_ptr<const Eigen::VectorXd> w;
     double dlo, dhi, varD, varS, fix, shift;
     int free_cols;
+    bool rstd_free;
   };
   const std::vector<RowData>& row_data(Algo a);
   // The Cauchy-Schwarz factor of norm_cap(): every member's rstd |z|_2 <= sqrt(L) F.

@@ -1,5 +1,6 @@
-// Row checks (admissible.hpp, RowBound): one weighted sum per output row whose
-// Z is ambiguous in a few elements, with the range every member's sum lies in.
+// Row checks (admissible.hpp, RowBound): two weighted sums per output row
+// whose Z is ambiguous in a few elements, with the ranges every member's sums
+// lie in.
 //
 // Why. An order probe's Z element is 0 or 1 by the order of the cross-rank
 // sum, and that moves rstd, so every element of the row has a wide set: the
@@ -53,13 +54,25 @@
 // For another token's row, w . (y' - S^) is a sum with random signs, about
 // |w| |y' - S^| / sqrt(H); a member's is at least rho_a |w|^2 (1 - r / mu):
 // at k3 sizes the two are many times apart (tests/admissible.cpp).
+//
+// A second check per row, rstd-free: the same bounds for weights v along S^
+// (over J), orthogonal to W[J, P] and to a as well. Then mu = v . a = 0 (up to
+// float64's leak, in r), so the range is rho_b (-r -+ r): rstd's range no
+// longer scales the row's own product, which on an order-probe row (rho_b /
+// rho_a about 9) made the first range wide enough to hold a rank's S
+// dropped or the row x 1.03 when the case had no other row to catch them
+// (M 1, forty-fourth session). A bug in the shared path moves y along S^ or
+// a rank's S_r, which v sees in full (|v . S_r| about |v| |S_r| / sqrt(T),
+// not / sqrt(H)). The weights come from the inputs alone, not from any
+// output, so the martingale bound E holds for them as for w.
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <optional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "admissible.hpp"
 #include "bf16.hpp"
@@ -144,7 +157,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
     // float64's own rounding of the sums below (of at most H or L terms, and
     // c = W^T w's: its error times |N| is at most this times sum_j |w_j| A_j).
     const double f64 = 2 * gamma(std::max(H, L) + 16, std::ldexp(1.0, -53));
-    std::vector<std::optional<RowData>> rows(static_cast<size_t>(M));
+    std::vector<std::vector<RowData>> rows(static_cast<size_t>(M));
     std::map<std::string, MatD> bases;  // orthonormal bases of W[J, P], by (P, J)
 #pragma omp parallel for schedule(dynamic, 1)
     for (int i = 0; i < M; ++i) {
@@ -272,47 +285,66 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       Eigen::VectorXd aJ(J.size());
       for (size_t x = 0; x < J.size(); ++x) aJ(static_cast<Eigen::Index>(x)) = a_full(J[x]);
       const Eigen::VectorXd wJ = aJ - Q * (Q.transpose() * aJ);
-      RowData d;
-      d.row = i;
-      d.free_cols = static_cast<int>(P.size());
-      auto w = std::make_shared<Eigen::VectorXd>(Eigen::VectorXd::Zero(H));
-      for (size_t x = 0; x < J.size(); ++x) (*w)(J[x]) = wJ(static_cast<Eigen::Index>(x));
-      const Eigen::VectorXd c = W.transpose() * *w;
-      d.w = std::move(w);
-      double mu = 0, r = 0, absN = 0, scale = 0;
-      for (int k = 0; k < L; ++k) {
-        const double zl = Z.lo(i, k), zh = Z.hi(i, k), cg = c(k) * g(0, k);
-        absN += std::fabs(c(k)) * (std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k))) + kFlush * std::fabs(g(0, k)) * rho_b);
-        scale += std::fabs(cg) * std::max(std::fabs(zl), std::fabs(zh));
-        if (mask[static_cast<size_t>(k)] == '1') {
-          const size_t x = static_cast<size_t>(std::lower_bound(P.begin(), P.end(), k) - P.begin());
-          r += std::fabs(cg) * pmax[x] * (1 + eta);
-          continue;
+      // One row check from weights over J.
+      auto check = [&](const Eigen::VectorXd& vJ, bool rstd_free) {
+        RowData d;
+        d.row = i;
+        d.free_cols = static_cast<int>(P.size());
+        d.rstd_free = rstd_free;
+        auto w = std::make_shared<Eigen::VectorXd>(Eigen::VectorXd::Zero(H));
+        for (size_t x = 0; x < J.size(); ++x) (*w)(J[x]) = vJ(static_cast<Eigen::Index>(x));
+        const Eigen::VectorXd c = W.transpose() * *w;
+        d.w = std::move(w);
+        double mu = 0, r = 0, absN = 0, scale = 0;
+        for (int k = 0; k < L; ++k) {
+          const double zl = Z.lo(i, k), zh = Z.hi(i, k), cg = c(k) * g(0, k);
+          absN += std::fabs(c(k)) * (std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k))) + kFlush * std::fabs(g(0, k)) * rho_b);
+          scale += std::fabs(cg) * std::max(std::fabs(zl), std::fabs(zh));
+          if (mask[static_cast<size_t>(k)] == '1') {
+            const size_t x = static_cast<size_t>(std::lower_bound(P.begin(), P.end(), k) - P.begin());
+            r += std::fabs(cg) * pmax[x] * (1 + eta);
+            continue;
+          }
+          const double zc = 0.5 * (zl + zh), zr = 0.5 * (zh - zl);
+          mu += cg * zc;
+          r += std::fabs(cg) * (zr + eta * (std::fabs(zc) + zr));
         }
-        const double zc = 0.5 * (zl + zh), zr = 0.5 * (zh - zl);
-        mu += cg * zc;
-        r += std::fabs(cg) * (zr + eta * (std::fabs(zc) + zr));
+        r += f64 * scale;
+        const double xl = mu - r, xh = mu + r;
+        d.dlo = std::min(rho_a * xl, rho_b * xl) - absN;
+        d.dhi = std::max(rho_a * xh, rho_b * xh) + absN;
+        // Over J only: elsewhere w_j = 0, and U_j or S^_j may not be finite.
+        d.varD = d.varS = d.fix = d.shift = 0;
+        double f64sum = 0;
+        for (int j : J) {
+          const double wj = (*d.w)(j), aw = std::fabs(wj);
+          d.varD += wj * wj * U(j) * U(j);
+          d.varS += wj * wj * absS(j) * absS(j);
+          d.fix += aw * (acc(j) + (2 * T + 8) * kU * U(j) + (2 * L + 2 * T + 8) * kFlush + (2 * T + 4) * kSubB);
+          f64sum += aw * (A(j) + absS(j));
+          d.shift += wj * Shat(j);
+        }
+        d.fix = d.fix * (1 + f64) + f64 * f64sum;
+        return d;
+      };
+      std::vector<RowData> found{check(wJ, false)};
+      // The second: weights along the shared sum S^ (a bug in the shared
+      // path, a rank's S dropped or doubled or S scaled, moves y along it),
+      // orthogonal to a as well as to W[J, P], so that mu is 0 and rstd's
+      // range scales only r: the first check's range spans rho_b / rho_a
+      // times mu, which on an order-probe row can hide such a bug.
+      const double wn = wJ.norm();
+      if (wn > 0) {
+        Eigen::VectorXd v(J.size());
+        for (size_t x = 0; x < J.size(); ++x) v(static_cast<Eigen::Index>(x)) = Shat(J[x]);
+        v -= Q * (Q.transpose() * v);
+        v -= wJ * (wJ.dot(v) / (wn * wn));
+        if (v.norm() > 0) found.push_back(check(v, true));
       }
-      r += f64 * scale;
-      const double xl = mu - r, xh = mu + r;
-      d.dlo = std::min(rho_a * xl, rho_b * xl) - absN;
-      d.dhi = std::max(rho_a * xh, rho_b * xh) + absN;
-      // Over J only: elsewhere w_j = 0, and U_j or S^_j may not be finite.
-      d.varD = d.varS = d.fix = d.shift = 0;
-      double f64sum = 0;
-      for (int j : J) {
-        const double wj = (*d.w)(j), aw = std::fabs(wj);
-        d.varD += wj * wj * U(j) * U(j);
-        d.varS += wj * wj * absS(j) * absS(j);
-        d.fix += aw * (acc(j) + (2 * T + 8) * kU * U(j) + (2 * L + 2 * T + 8) * kFlush + (2 * T + 4) * kSubB);
-        f64sum += aw * (A(j) + absS(j));
-        d.shift += wj * Shat(j);
-      }
-      d.fix = d.fix * (1 + f64) + f64 * f64sum;
-      rows[static_cast<size_t>(i)] = std::move(d);
+      rows[static_cast<size_t>(i)] = std::move(found);
     }
     for (auto& r : rows)
-      if (r) out->push_back(std::move(*r));
+      for (RowData& d : r) out->push_back(std::move(d));
   }
   return *rows_.emplace(key, std::move(out)).first->second;
 }
@@ -326,7 +358,7 @@ std::shared_ptr<const RowBounds> AdmCtx::row_bounds(Algo a, int nD, int nS) {
   b->reserve(data.size());
   for (const RowData& d : data) {
     const double E = lambda * kBf16Unit * grow * std::sqrt(nD * d.varD + nS * d.varS) + d.fix;
-    b->push_back(RowBound{d.row, d.w, d.dlo + d.shift - E, d.dhi + d.shift + E, d.free_cols});
+    b->push_back(RowBound{d.row, d.w, d.dlo + d.shift - E, d.dhi + d.shift + E, d.free_cols, d.rstd_free});
   }
   return b;
 }
