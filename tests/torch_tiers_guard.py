@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # scripts/torch_tiers.py must fail a run whose planted bugs plant nothing: a bug that changes no bit of the
-# output is excused only for eps x10 where it moves no bit of N (exact inputs, outlier and zero rows). Here a copy of the script computes every "bug" as the
+# output is excused only for eps x10 on exact inputs or where it moves no bit of N (outlier and zero rows). Here a copy of the script computes every "bug" as the
 # correct output (its one planting call given no bug); the run must exit 1 and say the planting is broken.
 # Usage: torch_tiers_guard.py PYTHON_WITH_TORCH SCRIPT LTT WORKDIR
 import os
