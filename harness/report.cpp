@@ -7,6 +7,7 @@
 #include <cstring>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -140,10 +141,21 @@ void judge_rows(const MatD& y, const RowBounds& rows, CaseResult& r) {
     if (!finite || !std::isfinite(b.lo) || !std::isfinite(b.hi)) continue;
     judged.insert(b.row);
     const double slack = 2 * gamma(static_cast<double>(y.cols()), std::ldexp(1.0, -53)) * mag;  // float64's own rounding of the sum
-    if (s >= b.lo - slack && s <= b.hi + slack) continue;
+    bool in = false;
+    for (const auto& [lo, hi] : b.parts) in = in || (s >= lo - slack && s <= hi + slack);
+    if (in) continue;
+    std::string where = cat("[", fmt("%.6g", b.lo), ", ", fmt("%.6g", b.hi), "]");
+    if (b.parts.size() > 1) {  // the parts either side of the sum
+      const auto above = std::find_if(b.parts.begin(), b.parts.end(), [&](const auto& q) { return q.first > s; });
+      where = cat("each of the ", b.parts.size(), " ranges in ", where, ", one per range of rstd (");
+      if (above != b.parts.begin()) where += cat("the nearest below [", fmt("%.6g", std::prev(above)->first), ", ", fmt("%.6g", std::prev(above)->second), "]");
+      if (above != b.parts.begin() && above != b.parts.end()) where += ", ";
+      if (above != b.parts.end()) where += cat("the nearest above [", fmt("%.6g", above->first), ", ", fmt("%.6g", above->second), "]");
+      where += ")";
+    }
     if (outside.empty())
-      r.row_outside_text = cat("row ", b.row, ": its weighted sum w . y = ", fmt("%.6g", s), " lies outside [", fmt("%.6g", b.lo), ", ",
-                               fmt("%.6g", b.hi), "], where every correct member's lies (w is orthogonal to the up-projection of the ",
+      r.row_outside_text = cat("row ", b.row, ": its weighted sum w . y = ", fmt("%.6g", s), " lies outside ", where,
+                               ", where every correct member's lies (w is orthogonal to the up-projection of the ",
                                counted(b.free_cols, "column"), " where the row's Z is ambiguous, such as an order probe's",
                                b.rstd_free ? ", and to the row's own product, so that rstd cannot move it" : "",
                                ": the row is none of its correct rows, though each element may lie in its set; README 'Rows an order moves whole')");

@@ -83,6 +83,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bounds.hpp"
@@ -120,10 +121,14 @@ struct Family {
 // w is orthogonal to those columns' part of the product, so the sum sees
 // what the order cannot move. Two a row: the second's w (along the shared
 // sum) is orthogonal to the row's whole product, so rstd cannot move it.
+// [lo, hi] is the hull of parts: a member's sum lies in one of them, one per
+// range of rstd that the values of the ambiguous elements allow (an order
+// probe's 0s and 1s give rstd a few narrow ranges, not their hull).
 struct RowBound {
   int row = 0;
   std::shared_ptr<const Eigen::VectorXd> w;  // weights over the H hidden columns (0 where not used), shared by every tier
   double lo = 0, hi = 0;
+  std::vector<std::pair<double, double>> parts;  // sorted, disjoint, within [lo, hi]
   int free_cols = 0;  // Z's ambiguous columns the weights are orthogonal to
   bool rstd_free = false;  // the weights are orthogonal to the row's own product too: rstd's range cannot move the sum
 };
@@ -251,13 +256,15 @@ class AdmCtx {
   };
   const RingZ& ring_z();
   // What a row check needs, per row with ambiguous Z elements, whatever the
-  // tier (admissible_rows.cpp): w; [dlo, dhi], the range of w . (N W^T);
+  // tier (admissible_rows.cpp): w; [dlo, dhi], the range of w . (N W^T),
+  // the hull of the ranges d (one per range of rstd, sorted and disjoint);
   // the sums of w_j^2 times the squared bounds of the two kinds of rounding;
   // fix, the rigorous part; shift, w . sum_r S_r.
   struct RowData {
     int row;
     std::shared_ptr<const Eigen::VectorXd> w;
     double dlo, dhi, varD, varS, fix, shift;
+    std::vector<std::pair<double, double>> d;
     int free_cols;
     bool rstd_free;
   };

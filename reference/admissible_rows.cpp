@@ -30,7 +30,12 @@
 // Z's interval there, gamma_{T-1} sum |terms| wide, would put rho_a ten
 // times below every member's. An fp32 add of two bf16 values rounded to bf16
 // is one rounding of the exact sum (24 >= 2 x 8 + 2 bits), so a ring that
-// adds in bf16 natively, as NCCL's, gives the same set).
+// adds in bf16 natively, as NCCL's, gives the same set). Not anywhere in
+// that range: rstd follows the sum of squares, whose part over P takes a few
+// values (an order probe's eight 0s and 1s: 0 to 8), so rho lies in one of
+// a few ranges rho_q, one per range q of that part (every element's squares
+// added to every range so far, ranges that overlap joined, at most 64 kept
+// by joining the nearest; rho_range of the other columns' sums plus q).
 //
 // E: each output element passes through the tier's bf16 roundings, nD of
 // values bounded by U_j (any partial sum of the latent shards' products and
@@ -50,9 +55,12 @@
 // the row's median (an order probe in S: partial sums of 2^24) are left out
 // (w_j = 0), as are columns where S is not finite.
 //
-// The check: lo = rho-range x (mu -+ r) + w . S^ - E <= w . y <= ... + E.
+// The check: w . y in the union over q of rho_q x (mu -+ r) + w . S^ -+ E
+// (joined where they overlap; a member's sum lies in its own q's part, so
+// the events are those of one range). On the one-token probe case the hull
+// passed RMSNorm's mean over L/T (rstd x sqrt(T)), between two parts.
 // For another token's row, w . (y' - S^) is a sum with random signs, about
-// |w| |y' - S^| / sqrt(H); a member's is at least rho_a |w|^2 (1 - r / mu):
+// |w| |y' - S^| / sqrt(H); a member's is at least rho |w|^2 (1 - r / mu):
 // at k3 sizes the two are many times apart (tests/admissible.cpp).
 //
 // A second check per row, rstd-free: the same bounds for weights v along S^
@@ -72,6 +80,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "admissible.hpp"
@@ -128,6 +137,28 @@ std::vector<double> few_sums(const std::vector<double>& t, Algo a) {
     for (double& v : r) v = to_double(to_bf16(v));
   uniq(r);
   return r;
+}
+
+// Sorts ranges and joins those that overlap; then, while there are more
+// than cap, the two nearest (a join only widens: the union still holds every
+// value it held).
+void join_ranges(std::vector<std::pair<double, double>>& v, size_t cap) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::pair<double, double>> out;
+  for (const auto& x : v) {
+    if (!out.empty() && x.first <= out.back().second)
+      out.back().second = std::max(out.back().second, x.second);
+    else
+      out.push_back(x);
+  }
+  while (out.size() > cap) {
+    size_t best = 0;
+    for (size_t i = 1; i + 1 < out.size(); ++i)
+      if (out[i + 1].first - out[i].second < out[best + 1].first - out[best].second) best = i;
+    out[best].second = out[best + 1].second;
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  v = std::move(out);
 }
 
 double median(std::vector<double> v) {
@@ -188,6 +219,13 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
       // of sum |terms|: [-14, 15] for an order probe at T 8), which would
       // take rstd's range far below any member's. Where the element has at
       // most 4 nonzero terms, its values are counted instead: 0 or 1 there.
+      // The sums of squares over P are kept as ranges too (ssP: each
+      // element's squares, or its interval's, added to every range so far),
+      // since rstd follows the sum: a member's rstd lies in one of the ranges
+      // they give, not anywhere in their hull (an order probe's 0s and 1s
+      // move it in steps, a factor of 9 in all).
+      const double np_lo = ss_lo, np_hi = ss_hi;
+      std::vector<std::pair<double, double>> ssP{{0.0, 0.0}};
       std::vector<double> pmax(P.size());
       for (size_t x = 0; x < P.size(); ++x) {
         const int k = P[x];
@@ -201,19 +239,28 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
           if (v != 0) terms.push_back(v);
           few = few && terms.size() <= 4;
         }
+        std::vector<std::pair<double, double>> next;
         if (few) {
           lo2 = kInf;
           hi2 = 0;
           for (double v : few_sums(terms, a)) {
             lo2 = std::min(lo2, v * v);
             hi2 = std::max(hi2, v * v);
+            for (const auto& q : ssP) next.emplace_back(q.first + v * v, q.second + v * v);
           }
+        } else {
+          for (const auto& q : ssP) next.emplace_back(q.first + lo2, q.second + hi2);
         }
+        join_ranges(next, 64);
+        ssP = std::move(next);
         ss_lo += lo2;
         ss_hi += hi2;
         pmax[x] = std::sqrt(hi2);
       }
-      const auto [rho_a, rho_b] = rho_range(ss_lo, ss_hi);
+      const double rho_b = rho_range(ss_lo, ss_hi).second;  // rstd's most, over every range below
+      std::vector<std::pair<double, double>> rhos;
+      for (const auto& q : ssP) rhos.push_back(rho_range(np_lo + q.first, np_hi + q.second));
+      join_ranges(rhos, rhos.size());
       // Z's centre and radius over the other columns, with g.
       Eigen::VectorXd gz = Eigen::VectorXd::Zero(L);
       Eigen::VectorXf grad = Eigen::VectorXf::Zero(L), gabs = Eigen::VectorXf::Zero(L);
@@ -311,8 +358,11 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
         }
         r += f64 * scale;
         const double xl = mu - r, xh = mu + r;
-        d.dlo = std::min(rho_a * xl, rho_b * xl) - absN;
-        d.dhi = std::max(rho_a * xh, rho_b * xh) + absN;
+        for (const auto& [ra, rb] : rhos)
+          d.d.emplace_back(std::min(ra * xl, rb * xl) - absN, std::max(ra * xh, rb * xh) + absN);
+        join_ranges(d.d, d.d.size());
+        d.dlo = d.d.front().first;
+        d.dhi = d.d.back().second;
         // Over J only: elsewhere w_j = 0, and U_j or S^_j may not be finite.
         d.varD = d.varS = d.fix = d.shift = 0;
         double f64sum = 0;
@@ -358,7 +408,10 @@ std::shared_ptr<const RowBounds> AdmCtx::row_bounds(Algo a, int nD, int nS) {
   b->reserve(data.size());
   for (const RowData& d : data) {
     const double E = lambda * kBf16Unit * grow * std::sqrt(nD * d.varD + nS * d.varS) + d.fix;
-    b->push_back(RowBound{d.row, d.w, d.dlo + d.shift - E, d.dhi + d.shift + E, d.free_cols, d.rstd_free});
+    std::vector<std::pair<double, double>> parts;
+    for (const auto& [lo, hi] : d.d) parts.emplace_back(lo + d.shift - E, hi + d.shift + E);
+    join_ranges(parts, parts.size());
+    b->push_back(RowBound{d.row, d.w, d.dlo + d.shift - E, d.dhi + d.shift + E, std::move(parts), d.free_cols, d.rstd_free});
   }
   return b;
 }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -653,9 +654,11 @@ struct ProbeCase {
     if (edit) edit(x, probe_row(pr));
     return x;
   }
-  MatrixB member(int tier, const Contract& c, uint64_t seed) {
+  // A random member (seed), or the contract's own orders (no seed) with mut planted.
+  MatrixB member(int tier, const Contract& c, std::optional<uint64_t> seed, Mutant mut = Mutant::none) {
     Member m;
-    m.var = Variant{seed, true};
+    if (seed) m.var = Variant{*seed, true};
+    m.mut = mut;
     auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
     REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
     return out[0];
@@ -808,6 +811,50 @@ TEST_CASE("admissible: a one-token case whose row is an order probe fails a rank
       const CaseResult rs = judged(p, pc.ref, a, bound, y0, with_row(y0, 0, [&](int j) { return 1.03 * to_double(y0.at(0, j)); }));
       CHECK(failed(rs, "admissible-row"));
     }
+  }
+}
+
+// The same case, T 8: the probe's 8 elements are 0 or 1 by the order, so
+// the sum of their squares is one of 0 .. 8 and rstd one of nine narrow
+// values, not anywhere in their hull (a factor of 9). The first check's range
+// is one part per such range of rstd (joined where they overlap). RMSNorm's
+// mean over L/T (rstd x sqrt(8)) puts the weighted sum between two parts,
+// inside the hull: it passed every tier before the parts (forty-fifth
+// session) and fails every tier now; the reference and random members pass.
+TEST_CASE("admissible: a one-token order-probe row's rstd lies in one of a few ranges: RMSNorm's mean over L/T fails") {
+  ProbeCase pc(problem(kDimsSmall, 8, 1, Dist::adversarial, 4));
+  const Problem& p = pc.p;
+  REQUIRE(pc.probe == 0);
+  for (int tier : tiers_for(p)) {
+    CAPTURE(tier);
+    const Contract c = tier_def(tier).contract;
+    const Interval a = pc.ref.admissible(tier, c);
+    REQUIRE(a.rows);
+    const RowBound& first = a.rows->front();
+    REQUIRE_FALSE(first.rstd_free);
+    REQUIRE(first.parts.size() >= 2);
+    CHECK(first.parts.front().first == first.lo);
+    CHECK(first.parts.back().second == first.hi);
+    for (size_t x = 1; x < first.parts.size(); ++x) CHECK(first.parts[x - 1].second < first.parts[x].first);
+    auto y = pc.ref.emulated(tier, c);
+    REQUIRE(y.ok());
+    const MatD bound = pc.ref.bound(tier, Mode::emulated, c);
+    const MatrixB& y0 = (*y)[0];
+    CHECK(judged(p, pc.ref, a, bound, y0, y0).ok);
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      CAPTURE(seed);
+      const CaseResult r = judged(p, pc.ref, a, bound, y0, pc.member(tier, c, seed * 977 + static_cast<uint64_t>(tier)));
+      CHECK(r.ok);
+      CHECK(r.rows_outside == 0);
+    }
+    const MatrixB bad = pc.member(tier, c, std::nullopt, Mutant::mean_l_over_t);
+    double s = 0;
+    for (int j = 0; j < p.H; ++j) s += (*first.w)(j) * to_double(bad.at(0, j));
+    CHECK(s > first.lo);  // inside the hull, which alone would pass it
+    CHECK(s < first.hi);
+    const CaseResult r = judged(p, pc.ref, a, bound, y0, bad);
+    CHECK(failed(r, "admissible-row"));
+    CHECK(r.row_outside_text.find("ranges in") != std::string::npos);
   }
 }
 
