@@ -58,29 +58,27 @@ const MutantDef* find_mutant(const std::string& name) {
   return nullptr;
 }
 
+// Every worker's mode is set before the calling thread's: a worker the
+// runtime starts in this region (the first team of this size) copies the
+// calling thread's mode, and set first it would start flushing and, saving
+// that as its own mode, never stop (forty-fifth session: ltt_tests with 3 or
+// more OpenMP threads, after a member with ftz(), had the emulated reference
+// flush subnormal rows). The destructor gives every worker and the calling
+// thread the calling thread's mode from before: workers start as its copies,
+// and a worker's number need not name the same thread in two regions.
 FlushGuard::FlushGuard(bool on) : on_(on) {
   if (!on_) return;
-  saved_.assign(static_cast<size_t>(omp_get_max_threads()) + 1, 0);
-  saved_.back() = _mm_getcsr();
-  _mm_setcsr(saved_.back() | 0x8040u);
+  saved_ = _mm_getcsr();
 #pragma omp parallel
-  {
-    const int t = omp_get_thread_num();
-    if (t > 0 && t < static_cast<int>(saved_.size()) - 1) {
-      saved_[static_cast<size_t>(t)] = _mm_getcsr();
-      _mm_setcsr(saved_[static_cast<size_t>(t)] | 0x8040u);
-    }
-  }
+  _mm_setcsr(_mm_getcsr() | 0x8040u);
+  _mm_setcsr(saved_ | 0x8040u);
 }
 
 FlushGuard::~FlushGuard() {
   if (!on_) return;
 #pragma omp parallel
-  {
-    const int t = omp_get_thread_num();
-    if (t > 0 && t < static_cast<int>(saved_.size()) - 1) _mm_setcsr(saved_[static_cast<size_t>(t)]);
-  }
-  _mm_setcsr(saved_.back());
+  _mm_setcsr(saved_);
+  _mm_setcsr(saved_);
 }
 
 }  // namespace ltt

@@ -86,7 +86,8 @@ struct Member {
 };
 
 // Sets FTZ and DAZ in the calling thread and every OpenMP worker while alive
-// (a variant with ftz()); restores the previous modes after.
+// (a variant with ftz()); after, every one of them has the calling thread's
+// mode from before (workers too that the runtime started meanwhile).
 class FlushGuard {
  public:
   explicit FlushGuard(bool on);
@@ -96,7 +97,7 @@ class FlushGuard {
 
  private:
   bool on_;
-  std::vector<unsigned> saved_;
+  unsigned saved_ = 0;
 };
 
 }  // namespace ltt

@@ -5,7 +5,9 @@
 // filling a log.
 #include <doctest/doctest.h>
 
+#include <omp.h>
 #include <sys/resource.h>
+#include <xmmintrin.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -20,6 +23,7 @@
 #include "backend.hpp"
 #include "bf16.hpp"
 #include "check.hpp"
+#include "member.hpp"
 #include "cuda_backend.hpp"
 #include "outfile.hpp"
 #include "report.hpp"
@@ -229,4 +233,42 @@ TEST_CASE("harness: a count in a report takes its noun's plural (\"2 processes\"
   CHECK(counted(2, "process") == "2 processes");
   CHECK(counted(8, "pass") == "8 passes");
   CHECK(counted(2, "box") == "2 boxes");
+}
+
+// A member with ftz() runs under a FlushGuard. A team larger than any
+// before makes the runtime start workers inside it, as copies of the calling
+// thread; the guard used to set the calling thread first, so those workers
+// started flushing, saved that as their own mode and flushed for good: with
+// 3 or more OpenMP threads the emulated reference then flushed subnormal
+// rows after such a member, and sets held their wrong values (found on the
+// GPU machine's 8 threads; ctest's 2 had made every worker earlier).
+TEST_CASE("harness: a flush guard leaves no thread flushing, not even a worker started inside it") {
+  const int n0 = omp_get_max_threads(), n = n0 + 17;  // a team size nothing else here asks for
+  auto modes = [n] {
+    std::set<unsigned> m;
+#pragma omp parallel num_threads(n)
+    {
+      const unsigned c = _mm_getcsr() & 0x8040u;
+#pragma omp critical(ltt_test_modes)
+      m.insert(c);
+    }
+    return m;
+  };
+  const unsigned before = _mm_getcsr() & 0x8040u;
+  REQUIRE(before == 0);
+  omp_set_num_threads(n);
+  std::set<unsigned> inside, after;
+  {
+    const FlushGuard guard(true);
+    inside = modes();
+  }
+  after = modes();
+  omp_set_num_threads(n0);
+  CHECK(inside == std::set<unsigned>{0x8040u});
+  CHECK(after == std::set<unsigned>{0u});
+  CHECK((_mm_getcsr() & 0x8040u) == 0);
+  {
+    const FlushGuard off(false);  // a member without ftz(): nothing changes
+    CHECK(modes() == std::set<unsigned>{0u});
+  }
 }
