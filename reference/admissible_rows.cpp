@@ -32,10 +32,12 @@
 // is one rounding of the exact sum (24 >= 2 x 8 + 2 bits), so a ring that
 // adds in bf16 natively, as NCCL's, gives the same set). Not anywhere in
 // that range: rstd follows the sum of squares, whose part over P takes a few
-// values (an order probe's eight 0s and 1s: 0 to 8), so rho lies in one of
-// a few ranges rho_q, one per range q of that part (every element's squares
-// added to every range so far, ranges that overlap joined, at most 64 kept
-// by joining the nearest; rho_range of the other columns' sums plus q).
+// values (an order probe's L/16 0s and 1s: 0 to 8 at small sizes, L 128),
+// so rho lies in one of a few ranges rho_q, one per range q of that part
+// (every element's squares added to every range so far, ranges that overlap
+// joined, at most 64 kept by joining the nearest; rho_range of the other
+// columns' sums plus q). At k3 sizes E is wider than rstd's steps there, and
+// the parts join into one.
 //
 // E: each output element passes through the tier's bf16 roundings, nD of
 // values bounded by U_j (any partial sum of the latent shards' products and
