@@ -256,14 +256,13 @@ class AdmCtx {
   };
   const RingZ& ring_z();
   // What a row check needs, per row with ambiguous Z elements, whatever the
-  // tier (admissible_rows.cpp): w; [dlo, dhi], the range of w . (N W^T),
-  // the hull of the ranges d (one per range of rstd, sorted and disjoint);
-  // the sums of w_j^2 times the squared bounds of the two kinds of rounding;
+  // tier (admissible_rows.cpp): w; d, the ranges of w . (N W^T), one per
+  // range of rstd (sorted and disjoint, never empty); the sums of w_j^2 times the squared bounds of the two kinds of rounding;
   // fix, the rigorous part; shift, w . sum_r S_r.
   struct RowData {
     int row;
     std::shared_ptr<const Eigen::VectorXd> w;
-    double dlo, dhi, varD, varS, fix, shift;
+    double varD, varS, fix, shift;
     std::vector<std::pair<double, double>> d;
     int free_cols;
     bool rstd_free;

@@ -363,8 +363,6 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
         for (const auto& [ra, rb] : rhos)
           d.d.emplace_back(std::min(ra * xl, rb * xl) - absN, std::max(ra * xh, rb * xh) + absN);
         join_ranges(d.d, d.d.size());
-        d.dlo = d.d.front().first;
-        d.dhi = d.d.back().second;
         // Over J only: elsewhere w_j = 0, and U_j or S^_j may not be finite.
         d.varD = d.varS = d.fix = d.shift = 0;
         double f64sum = 0;
@@ -413,7 +411,8 @@ std::shared_ptr<const RowBounds> AdmCtx::row_bounds(Algo a, int nD, int nS) {
     std::vector<std::pair<double, double>> parts;
     for (const auto& [lo, hi] : d.d) parts.emplace_back(lo + d.shift - E, hi + d.shift + E);
     join_ranges(parts, parts.size());
-    b->push_back(RowBound{d.row, d.w, d.dlo + d.shift - E, d.dhi + d.shift + E, std::move(parts), d.free_cols, d.rstd_free});
+    const double lo = parts.front().first, hi = parts.back().second;  // the hull
+    b->push_back(RowBound{d.row, d.w, lo, hi, std::move(parts), d.free_cols, d.rstd_free});
   }
   return b;
 }
