@@ -9,7 +9,11 @@ namespace ltt {
 // measured, 2.4 s of a 2.7 s exact-mode run. This keeps freed memory in the
 // heap and backs it with transparent huge pages (glibc tunables, which glibc
 // reads only at start-up: the first call re-executes the program once with
-// them set, unless the caller set GLIBC_TUNABLES itself).
+// them set, unless the caller set GLIBC_TUNABLES itself, or the program runs
+// under valgrind, whose tool /proc/self/exe then names).
 void tune_allocator(int argc, char** argv);
+
+// True when the process runs under one of valgrind's tools.
+bool under_valgrind();
 
 }  // namespace ltt

@@ -10,6 +10,7 @@ pkgs=(cmake g++ make libeigen3-dev doctest-dev libopenmpi-dev openmpi-bin
       librandom123-dev libcli11-dev nlohmann-json3-dev python3 python3-numpy python3-pip
       python3-torch   # the suite judges PyTorch's own ops on the CPU (torch.tiers_cpu)
       chromium   # the HTML report's test runs it headless
+      valgrind   # valgrind.memcheck: ltt check under memcheck
       clang-14 libclang-rt-14-dev)   # clang: the libFuzzer target of the test suite
 missing=()
 for p in "${pkgs[@]}"; do
