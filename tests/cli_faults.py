@@ -9,6 +9,7 @@ CLASS: aborts inputs flags lists outputs messages mpi inject robust unseen
 import hashlib
 import json
 import os
+import shlex
 import resource
 import shutil
 import signal
@@ -214,7 +215,7 @@ elif cls == "messages":
     expect(r.returncode == 1 and line and "--ulp-max 0" in line[0] and "--ulp-frac 0.5" in line[0]
            and os.path.realpath(ltt) in line[0], "reproduce line of a strict-gate failure", r)
     if line:
-        again = run(line[0].split("reproduce:")[1].split())
+        again = run(shlex.split(line[0].split("reproduce:", 1)[1]))  # the line is shell-quoted
         expect(again.returncode == 1, "the reproduce line reproduces the verdict", again)
     # Paths with a space, a quote and a $ run as printed: the line is shell words.
     odd = os.path.join(work, "it's a $dir")
