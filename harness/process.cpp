@@ -11,7 +11,9 @@
 #endif
 
 namespace ltt {
+namespace {
 
+// True when the process runs under one of valgrind's tools.
 bool under_valgrind() {
 #ifdef RUNNING_ON_VALGRIND
   if (RUNNING_ON_VALGRIND) return true;
@@ -20,6 +22,8 @@ bool under_valgrind() {
   const char* pre = std::getenv("LD_PRELOAD");
   return pre != nullptr && std::strstr(pre, "/vgpreload_") != nullptr;
 }
+
+}  // namespace
 
 void tune_allocator(int argc, char** argv) {
   if (std::getenv("GLIBC_TUNABLES") != nullptr) return;

@@ -13,7 +13,4 @@ namespace ltt {
 // under valgrind, whose tool /proc/self/exe then names).
 void tune_allocator(int argc, char** argv);
 
-// True when the process runs under one of valgrind's tools.
-bool under_valgrind();
-
 }  // namespace ltt

@@ -257,7 +257,8 @@ class AdmCtx {
   const RingZ& ring_z();
   // What a row check needs, per row with ambiguous Z elements, whatever the
   // tier (admissible_rows.cpp): w; d, the ranges of w . (N W^T), one per
-  // range of rstd (sorted and disjoint, never empty); the sums of w_j^2 times the squared bounds of the two kinds of rounding;
+  // range of rstd (sorted and disjoint, never empty); the sums of w_j^2
+  // times the squared bounds of the two kinds of rounding;
   // fix, the rigorous part; shift, w . sum_r S_r.
   struct RowData {
     int row;

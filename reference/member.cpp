@@ -58,26 +58,24 @@ const MutantDef* find_mutant(const std::string& name) {
   return nullptr;
 }
 
-// Every worker's mode is set before the calling thread's: a worker the
-// runtime starts in this region (the first team of this size) copies the
-// calling thread's mode, and set first it would start flushing and, saving
-// that as its own mode, never stop (forty-fifth session: ltt_tests with 3 or
-// more OpenMP threads, after a member with ftz(), had the emulated reference
-// flush subnormal rows). The destructor gives every worker and the calling
-// thread the calling thread's mode from before: workers start as its copies,
-// and a worker's number need not name the same thread in two regions.
+// The destructor gives every thread, workers and the calling thread alike,
+// the calling thread's mode from before, not a mode each saved itself: a
+// worker the runtime starts for the constructor's region (the first team of
+// this size) is a copy of the calling thread, and one that saved its mode
+// there could save a flushing one and flush for good (forty-fifth session:
+// ltt_tests with 3 or more OpenMP threads, after a member with ftz(), had
+// the emulated reference flush subnormal rows). A worker's number need not
+// name the same thread in two regions either.
 FlushGuard::FlushGuard(bool on) : on_(on) {
   if (!on_) return;
   saved_ = _mm_getcsr();
-#pragma omp parallel
+#pragma omp parallel  // the calling thread is one of the team
   _mm_setcsr(_mm_getcsr() | 0x8040u);
-  _mm_setcsr(saved_ | 0x8040u);
 }
 
 FlushGuard::~FlushGuard() {
   if (!on_) return;
 #pragma omp parallel
-  _mm_setcsr(saved_);
   _mm_setcsr(saved_);
 }
 

@@ -3,7 +3,7 @@
 # then a skip is a failure. ctest counts a skipped test as passed ("100%
 # tests passed" with every GPU test skipped); here only these may skip:
 # html.report where chromium is missing and valgrind.memcheck where valgrind
-# is (neither needs a GPU), and the two tests that need two GPUs
+# is missing (neither needs a GPU), and the two tests that need two GPUs
 # (gpu.ranks_nccl, gpu.ranks_sym) on a host with one.
 # Exit: ctest's own code if it failed, 1 for a skip not allowed, 2 without a GPU.
 set -uo pipefail
