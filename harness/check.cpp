@@ -340,6 +340,7 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   // job keeps its buffers (tier 0's Lamport buffers rotate across cases).
   std::map<int, std::unique_ptr<Comm<EmulatedArith>>> comms;
   Progress prog(n_cases);
+  report.planned(n_cases);
   size_t failed = 0;
   size_t dumps_lost = 0;  // failing cases whose --dump-dir file could not be written (the first said at once)
   std::unique_ptr<Inputs> weights;  // g and W, shared by cases of the same dims, seed and dist family

@@ -181,6 +181,16 @@ Status ReportWrites::status() const {
   return e;
 }
 
+Status update_unfinished(const std::string& flag, const std::string& path, const std::string& text) {
+  if (own_descriptor(path)) return {};
+  const std::string file = resolve(path);
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1) return {};
+  const fs::path dir = fs::path(file).parent_path();
+  if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) return {};
+  return write_text_file(flag, path, text);
+}
+
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text) {
   if (own_descriptor(path)) return {};
   struct stat st {};

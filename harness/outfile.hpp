@@ -31,6 +31,14 @@ Status write_text_file(const std::string& flag, const std::string& path, const s
 // the earlier file can be neither replaced nor emptied.
 Status mark_unfinished(const std::string& flag, const std::string& path, const std::string& text);
 
+// While the run is on: the claimed report at `path` replaced by `text` (the
+// cases so far), whole or not at all, where mark_unfinished wrote its note:
+// a regular file of one link in a directory that takes a new file. Anything
+// else is left as it is (a descriptor, a device or a FIFO would take each
+// update for the report; a file written in place could be cut short by a
+// kill). A failure leaves the earlier file, and is returned.
+Status update_unfinished(const std::string& flag, const std::string& path, const std::string& text);
+
 // The file a path names once its symbolic links are followed, dangling ones
 // included (the file a write there would create).
 std::string follow_links(const std::string& path);

@@ -289,6 +289,90 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
           {"ltt_version", kVersion}};
 }
 
+// One case of a JSON report (README, "The JSON report").
+static nlohmann::json case_json(const CaseResult& r) {
+  const bool no_output = !r.stopped.empty();  // no output: no rank, rerun or gate figure
+  const ErrorStats& s = r.vs_truth;
+  nlohmann::json j = {{"tier", r.tier},
+                      {"tp", r.p.T},
+                      {"tokens", r.p.M},
+                      {"hidden", r.p.H},
+                      {"latent", r.p.L},
+                      {"dist", name(r.p.dist)},
+                      {"seed", r.p.seed},
+                      {"algo", name(r.contract.algo)},
+                      {"rmsnorm_order", name(r.contract.norm)},
+                      {"vs_truth",
+                       {{"max_abs", s.max_abs},
+                        {"max_rel", s.max_rel},
+                        {"normwise_rel", std::isnan(s.normwise) ? nlohmann::json(nullptr) : nlohmann::json(s.normwise)},
+                        {"normwise_note", s.normwise_note},
+                        {"max_err_over_bound", s.max_ratio},
+                        {"p999_err_over_bound", s.p999_ratio},
+                        {"over_bound", s.over},
+                        {"nonfinite_expected", s.nonfinite_expected},
+                        {"nonfinite_mismatch", s.nonfinite_mismatch}}},
+                      {"admissible",
+                       {{"outside", r.outside},
+                        {"steps_max", std::isinf(r.steps_max) ? -1.0 : r.steps_max},
+                        {"ambiguous", r.ambiguous},
+                        {"unbounded", r.unbounded},
+                        {"rows_checked", r.rows_checked},
+                        {"rows_outside", r.rows_outside},
+                        {"first_row_outside", r.row_outside_text},
+                        {"outside_at_rounded_truth", r.outside_at_rounded_truth},
+                        {"missing_rounding_points", r.missing_rounding_points()},
+                        {"outside_at_product_rounded", r.outside_at_product_rounded},
+                        {"product_rounded_first", r.product_rounded_first()}}},
+                      {"failed_checks", r.failed_checks()},
+                      {"first_outside", [&] {
+                         nlohmann::json a = nlohmann::json::array();
+                         auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(cat(x)); };
+                         for (const auto& f : r.first_outside)
+                           a.push_back({{"index", {f.row, f.col}}, {"got", num(f.got)}, {"lo", num(f.lo)}, {"hi", num(f.hi)},
+                                        {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}});
+                         return a;
+                       }()},
+                      {"farthest_outside", [&] {
+                         auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(cat(x)); };
+                         if (!r.farthest) return nlohmann::json(nullptr);
+                         const auto& f = *r.farthest;
+                         return nlohmann::json{{"index", {f.row, f.col}}, {"got", num(f.got)}, {"lo", num(f.lo)}, {"hi", num(f.hi)},
+                                               {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}};
+                       }()},
+                      {"elements", r.vs_truth.n},
+                      {"variants", {{"run", r.variants},
+                                    {"failed", r.variants_failed},
+                                    {"row_seed", r.variant_shown ? nlohmann::json(*r.variant_shown) : nlohmann::json(nullptr)}}},
+                      {"gemm_algos", [&] {
+                         nlohmann::json a = nlohmann::json::array();
+                         for (const auto& g : r.gemm_algos) a.push_back({{"index", g.index}, {"algo", g.algo}, {"pass", g.ok}});
+                         return a;
+                       }()},
+                      {"stopped", r.stopped},
+                      {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ},
+                                      {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
+                      {"ranks_agree", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.bad_rank < 0)},
+                      {"first_differing_rank", r.bad_rank},
+                      {"first_differing_element", r.bad_rank >= 0 && r.bad_rank_elem >= 0
+                                                      ? nlohmann::json::array({r.bad_rank_elem / r.p.H, r.bad_rank_elem % r.p.H})
+                                                      : nlohmann::json(nullptr)},
+                      {"compared_with_rank", r.base_rank},
+                      {"deterministic", r.reran && !no_output ? nlohmann::json(r.deterministic) : nlohmann::json(nullptr)},
+                      {"outputs_note", r.outputs_note},
+                      {"fake_rank_run", r.fake_ranks_differ < 0 ? nlohmann::json(nullptr)
+                                                                : nlohmann::json{{"ranks_differ", r.fake_ranks_differ},
+                                                                                 {"rank0_elements_differ", r.fake_elems_differ},
+                                                                                 {"must_match", r.fake_must_match}}},
+                      {"unwritten", r.poisoned},
+                      {"production_gate_failures", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.gate_fail)},
+                      {"seconds", r.seconds},
+                      {"pass", r.ok},
+                      {"reproduce", r.repro},
+                      {"case_file", r.dump}};
+  return j;
+}
+
 Report::Report(const CheckOptions& o, int processes, std::string title)
     : o_(o),
       processes_(processes),
@@ -314,7 +398,8 @@ nlohmann::json report_head(const std::string& command) {
   return {{"ltt_version", kVersion}, {"command", command}, {"finished", true}};
 }
 
-Status Report::claim() const {
+Status Report::claim() {
+  claimed_ = true;
   const std::string note = unfinished_note(title_, o_.command);
   LTT_TRY(claim_json(o_.json, title_, o_.command));
   if (!o_.markdown.empty()) LTT_TRY(mark_unfinished("--markdown", o_.markdown, cat("### ", title_, ": did not finish\n\n", note, "\n")));
@@ -423,6 +508,7 @@ void Report::add(const CaseResult& r) {
                                                " of ", static_cast<long>(r.p.M) * r.p.H, " elements (NCCL's own order)").c_str());
   std::fflush(stdout);
   results_.push_back(r);
+  checkpoint();
 }
 
 Status Report::finish(double wall_seconds) {
@@ -481,132 +567,97 @@ Status Report::finish(double wall_seconds) {
   // Every report is tried: one that cannot be written (a full disk) costs
   // that file alone, and each one lost is named.
   ReportWrites writes;
-  if (!o_.json.empty()) {
-    nlohmann::json j = report_head(o_.command);
-    j["backend"] = o_.backend;
-    j["processes"] = processes_;
-    if (processes_ > 1 && o_.backend == "cuda") {
-      j["transport"] = o_.transport;
-      j["peer_memory"] = o_.peer_memory;
-    }
-    j["criteria"] = {{"verdict", "admissible sets of the order-free contract"},
-                     {"p_false_alarm", Family{}.p_false_alarm},
-                     {"ulp_max", o_.ulp_max >= 0 ? nlohmann::json(o_.ulp_max) : nlohmann::json(nullptr)},
-                     {"ulp_frac", o_.ulp_frac >= 0 ? nlohmann::json(o_.ulp_frac) : nlohmann::json(nullptr)}};
-    for (const auto& r : results_) {
-      const bool no_output = !r.stopped.empty();  // no output: no rank, rerun or gate figure
-      const ErrorStats& s = r.vs_truth;
-      j["cases"].push_back({{"tier", r.tier},
-                            {"tp", r.p.T},
-                            {"tokens", r.p.M},
-                            {"hidden", r.p.H},
-                            {"latent", r.p.L},
-                            {"dist", name(r.p.dist)},
-                            {"seed", r.p.seed},
-                            {"algo", name(r.contract.algo)},
-                            {"rmsnorm_order", name(r.contract.norm)},
-                            {"vs_truth",
-                             {{"max_abs", s.max_abs},
-                              {"max_rel", s.max_rel},
-                              {"normwise_rel", std::isnan(s.normwise) ? nlohmann::json(nullptr) : nlohmann::json(s.normwise)},
-                              {"normwise_note", s.normwise_note},
-                              {"max_err_over_bound", s.max_ratio},
-                              {"p999_err_over_bound", s.p999_ratio},
-                              {"over_bound", s.over},
-                              {"nonfinite_expected", s.nonfinite_expected},
-                              {"nonfinite_mismatch", s.nonfinite_mismatch}}},
-                            {"admissible",
-                             {{"outside", r.outside},
-                              {"steps_max", std::isinf(r.steps_max) ? -1.0 : r.steps_max},
-                              {"ambiguous", r.ambiguous},
-                              {"unbounded", r.unbounded},
-                              {"rows_checked", r.rows_checked},
-                              {"rows_outside", r.rows_outside},
-                              {"first_row_outside", r.row_outside_text},
-                              {"outside_at_rounded_truth", r.outside_at_rounded_truth},
-                              {"missing_rounding_points", r.missing_rounding_points()},
-                              {"outside_at_product_rounded", r.outside_at_product_rounded},
-                              {"product_rounded_first", r.product_rounded_first()}}},
-                            {"failed_checks", r.failed_checks()},
-                            {"first_outside", [&] {
-                               nlohmann::json a = nlohmann::json::array();
-                               auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(cat(x)); };
-                               for (const auto& f : r.first_outside)
-                                 a.push_back({{"index", {f.row, f.col}}, {"got", num(f.got)}, {"lo", num(f.lo)}, {"hi", num(f.hi)},
-                                              {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}});
-                               return a;
-                             }()},
-                            {"farthest_outside", [&] {
-                               auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(cat(x)); };
-                               if (!r.farthest) return nlohmann::json(nullptr);
-                               const auto& f = *r.farthest;
-                               return nlohmann::json{{"index", {f.row, f.col}}, {"got", num(f.got)}, {"lo", num(f.lo)}, {"hi", num(f.hi)},
-                                                     {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}};
-                             }()},
-                            {"elements", r.vs_truth.n},
-                            {"variants", {{"run", r.variants},
-                                          {"failed", r.variants_failed},
-                                          {"row_seed", r.variant_shown ? nlohmann::json(*r.variant_shown) : nlohmann::json(nullptr)}}},
-                            {"gemm_algos", [&] {
-                               nlohmann::json a = nlohmann::json::array();
-                               for (const auto& g : r.gemm_algos) a.push_back({{"index", g.index}, {"algo", g.algo}, {"pass", g.ok}});
-                               return a;
-                             }()},
-                            {"stopped", r.stopped},
-                            {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ},
-                                            {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
-                            {"ranks_agree", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.bad_rank < 0)},
-                            {"first_differing_rank", r.bad_rank},
-                            {"first_differing_element", r.bad_rank >= 0 && r.bad_rank_elem >= 0
-                                                            ? nlohmann::json::array({r.bad_rank_elem / r.p.H, r.bad_rank_elem % r.p.H})
-                                                            : nlohmann::json(nullptr)},
-                            {"compared_with_rank", r.base_rank},
-                            {"deterministic", r.reran && !no_output ? nlohmann::json(r.deterministic) : nlohmann::json(nullptr)},
-                            {"outputs_note", r.outputs_note},
-                            {"fake_rank_run", r.fake_ranks_differ < 0 ? nlohmann::json(nullptr)
-                                                                      : nlohmann::json{{"ranks_differ", r.fake_ranks_differ},
-                                                                                       {"rank0_elements_differ", r.fake_elems_differ},
-                                                                                       {"must_match", r.fake_must_match}}},
-                            {"unwritten", r.poisoned},
-                            {"production_gate_failures", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.gate_fail)},
-                            {"seconds", r.seconds},
-                            {"pass", r.ok},
-                            {"reproduce", r.repro},
-                            {"case_file", r.dump}});
-    }
-    j["notes"] = notes_;
-    j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
-    writes.keep(write_text_file("--json", o_.json, json_text(j)));
-  }
-  if (!o_.markdown.empty()) {
-    std::ostringstream f;
-    f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
-      << counted(results_.size(), "case") << ", " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: "
-      // A code span that holds a backtick is fenced by two (CommonMark), with spaces inside.
-      << (o_.command.find('`') == std::string::npos ? "`" + o_.command + "`" : "`` " + o_.command + " ``") << "\n\n";
-    for (const auto& n : notes_) f << n << "\n\n";
-    f << verdict_sentence(reruns()) << strict_gate_clause(o_) << ".\n\n";
-    // The table's columns, and the outputs given where verify says which (a
-    // directory's case file, ranks given): a row says which case it is.
-    const bool outputs = std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
-    auto md = [](const std::string& t) {  // a cell: no '|' or line break to end it, no backtick to open code
-      std::string c;
-      for (char ch : t) c += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : ch == '`' ? std::string("'") : std::string(1, ch);
-      return c;
-    };
-    f << "| tier | T | M | dist | algo | outside | steps | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |"
-      << (outputs ? " outputs |" : "") << "\n"
-      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (outputs ? "---|" : "") << "\n";
-    for (const auto& r : results_)
-      f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
-        << " | " << r.outside << " | " << r.steps_shown() << " | " << r.ambiguous_shown() << " | " << r.max_ratio_shown() << " | "
-        << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/" << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | " << r.ranks_shown() << " | "
-        << r.rerun_shown() << " | " << r.gate_shown() << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |"
-        << (outputs ? " " + md(r.outputs_note) + " |" : "") << "\n";
-    writes.keep(write_text_file("--markdown", o_.markdown, f.str()));
-  }
+  if (!o_.json.empty()) writes.keep(write_text_file("--json", o_.json, json_text(json_doc(true, failed, wall_seconds))));
+  if (!o_.markdown.empty()) writes.keep(write_text_file("--markdown", o_.markdown, markdown_doc(true, failed, wall_seconds)));
   if (!o_.html.empty()) writes.keep(write_html(o_.html, title_, o_.command, results_, notes_, verdict_sentence(reruns()) + strict_gate_clause(o_), wall_seconds));
   return writes.status();
+}
+
+std::string Report::so_far_note() const {
+  const size_t k = results_.size();
+  return cat(title_, " has not finished this report: ", planned_ ? cat(k, " of ", planned_, " cases") : counted(k, "case"),
+             k == 1 ? " is" : " are", " in it so far, each judged. The run is still going, or it ended before "
+             "its last case (killed; refused part way: its stderr says why; a hang, a crash or an early exit: its stderr names the rank "
+             "and the stage). There is no verdict here: the cases not in it were not judged. Command: ", o_.command);
+}
+
+nlohmann::json Report::json_doc(bool finished, size_t failed, double wall_seconds) const {
+  nlohmann::json j = report_head(o_.command);
+  if (!finished) {
+    // No "summary": a reader cannot take the cases so far for a verdict.
+    j["finished"] = false;
+    j["note"] = so_far_note();
+    j["cases_done"] = results_.size();
+    j["cases_planned"] = planned_ ? nlohmann::json(planned_) : nlohmann::json(nullptr);
+  }
+  j["backend"] = o_.backend;
+  j["processes"] = processes_;
+  if (processes_ > 1 && o_.backend == "cuda") {
+    j["transport"] = o_.transport;
+    j["peer_memory"] = o_.peer_memory;
+  }
+  j["criteria"] = {{"verdict", "admissible sets of the order-free contract"},
+                   {"p_false_alarm", Family{}.p_false_alarm},
+                   {"ulp_max", o_.ulp_max >= 0 ? nlohmann::json(o_.ulp_max) : nlohmann::json(nullptr)},
+                   {"ulp_frac", o_.ulp_frac >= 0 ? nlohmann::json(o_.ulp_frac) : nlohmann::json(nullptr)}};
+  j["cases"] = nlohmann::json::array();
+  for (const auto& r : results_) j["cases"].push_back(case_json(r));
+  j["notes"] = notes_;
+  if (finished) j["summary"] = {{"cases", results_.size()}, {"failed", failed}, {"wall_seconds", wall_seconds}};
+  return j;
+}
+
+std::string Report::markdown_doc(bool finished, size_t failed, double wall_seconds) const {
+  std::ostringstream f;
+  // A code span that holds a backtick is fenced by two (CommonMark), with spaces inside.
+  const std::string command = o_.command.find('`') == std::string::npos ? "`" + o_.command + "`" : "`` " + o_.command + " ``";
+  if (finished)
+    f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
+      << counted(results_.size(), "case") << ", " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: " << command
+      << "\n\n";
+  else
+    f << "### " << title_ << ": did not finish (" << (planned_ ? cat(results_.size(), " of ", planned_, " cases") : counted(results_.size(), "case"))
+      << " so far, " << failed << " failed)\n\n" << so_far_note() << "\n\n";
+  for (const auto& n : notes_) f << n << "\n\n";
+  f << verdict_sentence(reruns()) << strict_gate_clause(o_) << ".\n\n";
+  // The table's columns, and the outputs given where verify says which (a
+  // directory's case file, ranks given): a row says which case it is.
+  const bool outputs = std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
+  auto md = [](const std::string& t) {  // a cell: no '|' or line break to end it, no backtick to open code
+    std::string c;
+    for (char ch : t) c += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : ch == '`' ? std::string("'") : std::string(1, ch);
+    return c;
+  };
+  f << "| tier | T | M | dist | algo | outside | steps | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |"
+    << (outputs ? " outputs |" : "") << "\n"
+    << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (outputs ? "---|" : "") << "\n";
+  for (const auto& r : results_)
+    f << "| " << r.tier << " | " << r.p.T << " | " << r.p.M << " | " << name(r.p.dist) << " | " << name(r.contract.algo)
+      << " | " << r.outside << " | " << r.steps_shown() << " | " << r.ambiguous_shown() << " | " << r.max_ratio_shown() << " | "
+      << r.ulp_hist[0] << "/" << r.ulp_hist[1] << "/" << r.ulp_hist[2] << "/" << r.ulp_hist[3] << " | " << r.ranks_shown() << " | "
+      << r.rerun_shown() << " | " << r.gate_shown() << " | " << (r.ok ? "pass" : cat("**FAIL** (", join(r.failed_checks()), ")")) << " |"
+      << (outputs ? " " + md(r.outputs_note) + " |" : "") << "\n";
+  return f.str();
+}
+
+void Report::checkpoint() {
+  if (!claimed_ || (planned_ && results_.size() >= planned_)) return;  // finish() writes the whole report next
+  // The first case at once, then at most once a second, and never more than
+  // a twentieth of the run in writing (each write is the report so far,
+  // synced to disk): a killed run keeps every case judged a second before.
+  const double now = now_seconds();
+  if (results_.size() > 1 && now - last_checkpoint_ < std::max(1.0, 20 * checkpoint_cost_)) return;
+  size_t failed = 0;
+  for (const auto& r : results_) failed += r.ok ? 0 : 1;
+  ReportWrites writes;
+  if (!o_.json.empty()) writes.keep(update_unfinished("--json", o_.json, json_text(json_doc(false, failed, 0))));
+  if (!o_.markdown.empty()) writes.keep(update_unfinished("--markdown", o_.markdown, markdown_doc(false, failed, 0)));
+  last_checkpoint_ = now_seconds();
+  checkpoint_cost_ = last_checkpoint_ - now;
+  if (!writes.status().ok() && !checkpoint_lost_said_) {
+    checkpoint_lost_said_ = true;
+    std::fprintf(stderr, "ltt: %s (the cases so far); the report is tried again at the end\n", writes.status().error().describe().c_str());
+  }
 }
 
 }  // namespace ltt

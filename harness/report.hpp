@@ -202,7 +202,13 @@ class Report {
   // the run has not finished (mark_unfinished), before the first case runs:
   // finish() writes the reports over it; a run ended by the watchdog or a
   // crash leaves the note.
-  Status claim() const;
+  // While the run is on, after a case: each claimed JSON and Markdown file
+  // holds the cases judged so far, still "finished": false with no summary
+  // (checkpoint()), so a killed run keeps them; the HTML keeps the note.
+  Status claim();
+  // How many cases the run will add (0: not known): the reports written
+  // while it is on say "k of n".
+  void planned(size_t n) { planned_ = n; }
   void header();
   void add(const CaseResult& r);
   void keep(const CaseResult& r) { results_.push_back(r); }  // recorded, not printed
@@ -226,6 +232,15 @@ class Report {
   std::vector<CaseResult> results_;
   std::vector<std::string> notes_;
   bool header_shown_ = false;  // notes added after the header are printed as they come
+  // The reports while the run is on (claim(), add()).
+  std::string so_far_note() const;
+  nlohmann::json json_doc(bool finished, size_t failed, double wall_seconds) const;
+  std::string markdown_doc(bool finished, size_t failed, double wall_seconds) const;
+  void checkpoint();
+  bool claimed_ = false;
+  size_t planned_ = 0;
+  double last_checkpoint_ = 0, checkpoint_cost_ = 0;  // when the last one ended, and what it took (s)
+  bool checkpoint_lost_said_ = false;
 };
 
 }  // namespace ltt

@@ -216,11 +216,14 @@ Result<int> run_verify(const VerifyOptions& o) {
   // sets needs the sets: that is checked as each case runs.
   // One pair is read once, here, and kept for the run.
   std::optional<Loaded> only;
+  size_t rows = 0;  // a row per tier of each pair's outputs
   for (const auto& [case_file, out_file] : pairs) {
     auto l = load_pair(case_file, out_file, o);
     if (!l.ok()) return l.error();
+    rows += l->outs.by_tier.size();
     if (pairs.size() == 1) only = std::move(*l);
   }
+  report.planned(rows);
   if (!unmatched.empty()) {
     report.note(cat("not checked: ", unmatched.size(), " output file(s) in ", o.output_path, " with no case of their name in ",
                     o.case_path, ": ", join(unmatched)));

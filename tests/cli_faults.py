@@ -283,6 +283,36 @@ elif cls == "inject":
             expect(r.returncode in (code, -11 if code == 139 else code) and verb in r.stderr and "rank 6 of 8" in r.stderr
                    and r.seconds < 30 and (layout or "fake ranks" in r.stderr),
                    f"--inject {how} {'real' if layout else 'fake'} ranks: exit {code}, {where} named, {r.seconds:.1f} s", r)
+    # A run killed part way (SIGKILL: no handler can help) keeps the cases judged so far in its JSON and
+    # Markdown, marked unfinished and with no summary; a finished run's reports have no such marks.
+    kill = ["check", "--dims", "1024,512", "--tp", "8", "--tokens", "2048", "--dist", "realistic,adversarial,exact"]
+    p = subprocess.Popen([ltt, *kill, "--json", "k.json", "--markdown", "k.md"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    rows = 0
+    for line in p.stdout:
+        rows += not line.startswith("#") and line.rstrip().endswith((" ok", " FAIL"))  # row 2 comes after row 1's write
+        if rows == 2:
+            break
+    still_on = p.poll() is None
+    p.kill()
+    p.wait()
+    j = json.load(open("k.json")) if os.path.exists("k.json") else {}
+    cases, md = j.get("cases", []), open("k.md").read() if os.path.exists("k.md") else ""
+    expect(still_on and j.get("finished") is False and "summary" not in j and j.get("cases_planned") == 12
+           and 1 <= j.get("cases_done", 0) == len(cases) < 12 and all(c["pass"] for c in cases)
+           and f"{len(cases)} of 12 cases" in j.get("note", "") and "no verdict" in j.get("note", "")
+           and md.startswith(f"### ltt check: did not finish ({len(cases)} of 12 cases so far, 0 failed)")
+           and md.count("| pass |") == len(cases),
+           f"a killed run's reports keep the cases judged, unfinished (row {rows} read): {json.dumps(j)[:600]} {md[:300]}")
+    r = run([ltt, *kill, "--json", "k.json", "--markdown", "k.md"], timeout=300)
+    j = json.load(open("k.json"))
+    expect(r.returncode == 0 and j.get("finished") is True and j["summary"]["cases"] == len(j["cases"]) == 12
+           and "cases_done" not in j and "note" not in j and open("k.md").read().startswith("### ltt check: pass"),
+           "the same run finished: its reports are whole, with no unfinished marks", r)
+    # A report sent to stdout gets the finished report alone, never the cases so far before it.
+    r = run([ltt, *kill[:-1], "realistic", "--tier", "1,2", "--json", "-"], timeout=300)
+    expect(r.returncode == 0 and r.stdout.count('"ltt_version"') == 1 and '"finished": true' in r.stdout,
+           "--json - : one report on stdout, the finished one", r)
 elif cls == "robust":
     # Found by a review acting as a new user (all were crashes, hangs, lost
     # files or silent nonsense before).
