@@ -143,6 +143,25 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   std::string flagged;  // mutants some of whose cases look like missing rounding points (none expected)
   std::string flagged_product;  // mutants some of whose cases hold the GEMM's output rounded before the add (gemm-round-then-add alone expected)
   nlohmann::json jm = nlohmann::json::array();
+  // While the run is on, --json holds the mutants judged so far, as check's
+  // reports hold their cases (Checkpoints, report.hpp): unfinished, no "pass".
+  Checkpoints checkpoints;
+  size_t done = 0;
+  bool lost_said = false;
+  auto judged = [&] {
+    if (o.json.empty() || ++done >= plan.size() || !checkpoints.due(done)) return;
+    const double t0 = now_seconds();
+    nlohmann::json j = report_head(o.command);
+    j.update({{"finished", false}, {"note", so_far_note("ltt mutants", done, plan.size(), "mutant", o.command)},
+              {"mutants_done", done}, {"mutants_planned", plan.size()}, {"mutants", jm}, {"not_run", jskipped},
+              {"no_effect", jno_effect}});
+    const Status s = update_unfinished("--json", o.json, json_text(j));
+    checkpoints.wrote(t0);
+    if (!s.ok() && !lost_said) {
+      lost_said = true;
+      std::fprintf(stderr, "ltt: %s (the mutants so far); the report is tried again at the end\n", s.error().describe().c_str());
+    }
+  };
   for (const auto& [dp, c] : plan) {
     const MutantDef& d = *dp;
     std::vector<CaseResult> res;
@@ -168,6 +187,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
       jno_effect.push_back({{"mutant", d.name}, {"tiers", c.tiers}, {"cases", res.size()}});
       t.row({d.name, tiers, std::to_string(res.size()), "0", "-", "0", cat("0/", res.size()), "no effect"});
       std::fflush(stdout);
+      judged();
       continue;
     }
     ++n;
@@ -184,6 +204,7 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
                   {"checks", std::vector<std::string>(by.begin(), by.end())}, {"outside", outside},
                   {"gate_caught_cases", gate}, {"missing_rounding_points_cases", looks_unrounded},
                   {"product_rounded_first_cases", looks_product_rounded}, {"caught", ok}});
+    judged();
   }
   if (!skipped.empty()) std::printf("# not run, no selected case can carry them: %s\n", skipped.c_str());
   if (!no_effect.empty())

@@ -573,12 +573,18 @@ Status Report::finish(double wall_seconds) {
   return writes.status();
 }
 
-std::string Report::so_far_note() const {
-  const size_t k = results_.size();
-  return cat(title_, " has not finished this report: ", planned_ ? cat(k, " of ", planned_, " cases") : counted(k, "case"),
-             k == 1 ? " is" : " are", " in it so far, each judged. The run is still going, or it ended before "
-             "its last case (killed; refused part way: its stderr says why; a hang, a crash or an early exit: its stderr names the rank "
-             "and the stage). There is no verdict here: the cases not in it were not judged. Command: ", o_.command);
+bool Checkpoints::due(size_t done) const { return done <= 1 || now_seconds() - last_ >= std::max(1.0, 20 * cost_); }
+
+void Checkpoints::wrote(double started) {
+  last_ = now_seconds();
+  cost_ = last_ - started;
+}
+
+std::string so_far_note(const std::string& title, size_t done, size_t planned, const std::string& what, const std::string& command) {
+  return cat(title, " has not finished this report: ", planned ? cat(done, " of ", planned, " ", what, "s") : counted(done, what.c_str()),
+             done == 1 ? " is" : " are", " in it so far, each judged. The run is still going, or it ended before "
+             "its last (killed; refused part way: its stderr says why; a hang, a crash or an early exit: its stderr names the rank "
+             "and the stage). There is no verdict here: those not in it were not judged. Command: ", command);
 }
 
 nlohmann::json Report::json_doc(bool finished, size_t failed, double wall_seconds) const {
@@ -586,7 +592,7 @@ nlohmann::json Report::json_doc(bool finished, size_t failed, double wall_second
   if (!finished) {
     // No "summary": a reader cannot take the cases so far for a verdict.
     j["finished"] = false;
-    j["note"] = so_far_note();
+    j["note"] = so_far_note(title_, results_.size(), planned_, "case", o_.command);
     j["cases_done"] = results_.size();
     j["cases_planned"] = planned_ ? nlohmann::json(planned_) : nlohmann::json(nullptr);
   }
@@ -617,7 +623,7 @@ std::string Report::markdown_doc(bool finished, size_t failed, double wall_secon
       << "\n\n";
   else
     f << "### " << title_ << ": did not finish (" << (planned_ ? cat(results_.size(), " of ", planned_, " cases") : counted(results_.size(), "case"))
-      << " so far, " << failed << " failed)\n\n" << so_far_note() << "\n\n";
+      << " so far, " << failed << " failed)\n\n" << so_far_note(title_, results_.size(), planned_, "case", o_.command) << "\n\n";
   for (const auto& n : notes_) f << n << "\n\n";
   f << verdict_sentence(reruns()) << strict_gate_clause(o_) << ".\n\n";
   // The table's columns, and the outputs given where verify says which (a
@@ -642,18 +648,14 @@ std::string Report::markdown_doc(bool finished, size_t failed, double wall_secon
 
 void Report::checkpoint() {
   if (!claimed_ || (planned_ && results_.size() >= planned_)) return;  // finish() writes the whole report next
-  // The first case at once, then at most once a second, and never more than
-  // a twentieth of the run in writing (each write is the report so far,
-  // synced to disk): a killed run keeps every case judged a second before.
+  if (!checkpoints_.due(results_.size())) return;
   const double now = now_seconds();
-  if (results_.size() > 1 && now - last_checkpoint_ < std::max(1.0, 20 * checkpoint_cost_)) return;
   size_t failed = 0;
   for (const auto& r : results_) failed += r.ok ? 0 : 1;
   ReportWrites writes;
   if (!o_.json.empty()) writes.keep(update_unfinished("--json", o_.json, json_text(json_doc(false, failed, 0))));
   if (!o_.markdown.empty()) writes.keep(update_unfinished("--markdown", o_.markdown, markdown_doc(false, failed, 0)));
-  last_checkpoint_ = now_seconds();
-  checkpoint_cost_ = last_checkpoint_ - now;
+  checkpoints_.wrote(now);
   if (!writes.status().ok() && !checkpoint_lost_said_) {
     checkpoint_lost_said_ = true;
     std::fprintf(stderr, "ltt: %s (the cases so far); the report is tried again at the end\n", writes.status().error().describe().c_str());

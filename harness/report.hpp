@@ -195,6 +195,23 @@ Status claim_json(const std::string& path, const std::string& title, const std::
 // with: {"ltt_version", "command", "finished": true}.
 nlohmann::json report_head(const std::string& command);
 
+// When a report rewritten while its run is on (the items judged so far) is
+// due: after the first item at once, then at most once a second and never
+// more than a twentieth of the run in writing (each write is the whole report
+// so far, synced), so that a killed run keeps every item judged a second
+// before it.
+class Checkpoints {
+ public:
+  bool due(size_t done) const;
+  void wrote(double started);  // a write begun at `started` (now_seconds()) has ended
+ private:
+  double last_ = 0, cost_ = 0;  // when the last write ended, and what it took (s)
+};
+
+// The note of a report rewritten while its run is on: `done` of `planned`
+// (0: not known) `what`s are in it so far; no verdict.
+std::string so_far_note(const std::string& title, size_t done, size_t planned, const std::string& what, const std::string& command);
+
 class Report {
  public:
   Report(const CheckOptions& o, int processes, std::string title = "ltt check");
@@ -233,13 +250,12 @@ class Report {
   std::vector<std::string> notes_;
   bool header_shown_ = false;  // notes added after the header are printed as they come
   // The reports while the run is on (claim(), add()).
-  std::string so_far_note() const;
   nlohmann::json json_doc(bool finished, size_t failed, double wall_seconds) const;
   std::string markdown_doc(bool finished, size_t failed, double wall_seconds) const;
   void checkpoint();
   bool claimed_ = false;
   size_t planned_ = 0;
-  double last_checkpoint_ = 0, checkpoint_cost_ = 0;  // when the last one ended, and what it took (s)
+  Checkpoints checkpoints_;
   bool checkpoint_lost_said_ = false;
 };
 

@@ -309,6 +309,22 @@ elif cls == "inject":
     expect(r.returncode == 0 and j.get("finished") is True and j["summary"]["cases"] == len(j["cases"]) == 12
            and "cases_done" not in j and "note" not in j and open("k.md").read().startswith("### ltt check: pass"),
            "the same run finished: its reports are whole, with no unfinished marks", r)
+    # So with mutants: a killed run's JSON holds the mutants judged so far, unfinished, with no "pass".
+    p = subprocess.Popen([ltt, "mutants", "--dims", "1024,512", "--tp", "8", "--tokens", "512", "--dist", "realistic", "--tier", "1,2",
+                          "--json", "km.json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    rows = 0
+    for line in p.stdout:
+        rows += not line.startswith("#") and line.rstrip().endswith(("caught", "MISSED", "no effect"))
+        if rows == 2:
+            break
+    still_on = p.poll() is None
+    p.kill()
+    p.wait()
+    j = json.load(open("km.json")) if os.path.exists("km.json") else {}
+    judged = len(j.get("mutants", [])) + len(j.get("no_effect", []))
+    expect(still_on and j.get("finished") is False and "pass" not in j and "caught" not in j and j.get("mutants_planned", 0) > 2
+           and 1 <= j.get("mutants_done", 0) == judged < j["mutants_planned"] and "no verdict" in j.get("note", ""),
+           f"a killed mutants run's JSON keeps the mutants judged, unfinished (row {rows} read): {json.dumps(j)[:600]}")
     # A report sent to stdout gets the finished report alone, never the cases so far before it.
     r = run([ltt, *kill[:-1], "realistic", "--tier", "1,2", "--json", "-"], timeout=300)
     expect(r.returncode == 0 and r.stdout.count('"ltt_version"') == 1 and '"finished": true' in r.stdout,
