@@ -1,0 +1,38 @@
+# Forty-seventh session, call 1, a fresh machine: the closing checks on this
+# session's tree (check's, verify's and mutants' reports now hold the cases
+# judged so far while the run is on; faults.inject kills runs part way and
+# reads them): every target built (gcc 13); the suite by the README's
+# GPU-machine command; a cuda run killed after its second row keeps its
+# cases in the JSON; the cuda mutants; compute-sanitizer's four tools on a
+# small case of every tier; process per rank against the fake ranks; the
+# main job's adversarial cases under the row check; the speed figures where
+# the card is an H200; to the deadline.
+. scripts/device-steps.sh
+build
+s suite 150 "$ROOT/scripts/ctest-gpu-host.sh" -j8
+tail -4 "$R/suite.out"
+# A cuda run (fake ranks, k3, T 8, every tier at M 2048 and 8192) killed by
+# SIGKILL once its second row is out: its JSON must hold the cases judged.
+s killed 60 python3 -c '
+import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "check", "--backend", "cuda", "--dims", "k3", "--tp", "8", "--tokens", "2048,8192",
+                      "--dist", "realistic", "--json", "killed.json"], stdout=subprocess.PIPE, text=True)
+rows = 0
+for line in p.stdout:
+    print(line, end="")
+    rows += not line.startswith("#") and line.rstrip().endswith((" ok", " FAIL"))
+    if rows == 2:
+        break
+on = p.poll() is None
+p.kill(); p.wait()
+j = json.load(open("killed.json"))
+print("still on when killed:", on, "| finished:", j.get("finished"), "| cases_done:", j.get("cases_done"), "of", j.get("cases_planned"),
+      "| summary:", "summary" in j, "| passes:", [c["pass"] for c in j.get("cases", [])])
+' "$L"
+s mutants_cuda 90 "$L" mutants --backend cuda --dims small --tp 8,16 --tokens 5,33 --dist adversarial --json mu.json
+sanitize memcheck racecheck synccheck initcheck
+s np8_k3 100 $M -np 8 "$L" check --backend cuda --dims k3 --tp 8 --tokens 1,33,257,2048 --dist adversarial --json np8_k3.json
+rows np8_k3.json
+s main_adv 240 "$L" check --backend cuda --dims k3 --tp 8,16 --tokens 1,5,33,128,256,257,2048 --dist adversarial --json main_adv.json
+rows main_adv.json
+speed
