@@ -29,6 +29,7 @@ j = json.load(open("killed.json"))
 print("still on when killed:", on, "| finished:", j.get("finished"), "| cases_done:", j.get("cases_done"), "of", j.get("cases_planned"),
       "| summary:", "summary" in j, "| passes:", [c["pass"] for c in j.get("cases", [])])
 ' "$L"
+grep 'still on' "$R/killed.out"
 s mutants_cuda 90 "$L" mutants --backend cuda --dims small --tp 8,16 --tokens 5,33 --dist adversarial --json mu.json
 sanitize memcheck racecheck synccheck initcheck
 s np8_k3 100 $M -np 8 "$L" check --backend cuda --dims k3 --tp 8 --tokens 1,33,257,2048 --dist adversarial --json np8_k3.json
