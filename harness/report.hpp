@@ -217,11 +217,11 @@ class Report {
   Report(const CheckOptions& o, int processes, std::string title = "ltt check");
   // Each report file (--json, --markdown, --html) replaced by the note that
   // the run has not finished (mark_unfinished), before the first case runs:
-  // finish() writes the reports over it; a run ended by the watchdog or a
-  // crash leaves the note.
-  // While the run is on, after a case: each claimed JSON and Markdown file
-  // holds the cases judged so far, still "finished": false with no summary
-  // (checkpoint()), so a killed run keeps them; the HTML keeps the note.
+  // finish() writes the reports over it. While the run is on, after a case
+  // (checkpoint(): the first at once, then as Checkpoints allows), each
+  // claimed JSON and Markdown file holds the cases judged so far, still
+  // "finished": false with no summary; the HTML keeps the note. A run killed,
+  // ended by the watchdog or crashed leaves the note or those cases.
   Status claim();
   // How many cases the run will add (0: not known): the reports written
   // while it is on say "k of n".
