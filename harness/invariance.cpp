@@ -119,6 +119,33 @@ Result<int> run_invariance(const CheckOptions& o) {
   Watchdog dog(o.timeout, "process 0 of 1");
   size_t nondeterministic = 0;
   nlohmann::json jb = nlohmann::json::array(), js = nlohmann::json::array(), jt = nlohmann::json::array();
+  // While the run is on, --json holds the batch rows judged so far, as
+  // check's reports hold their cases (Checkpoints, report.hpp): unfinished,
+  // with no "nondeterministic_runs".
+  size_t planned = 0;  // a batch row per T, dist and tier that runs at some M
+  for (const Problem& pm : largest)
+    for (int tier : o.tiers)
+      planned += std::any_of(Ms.begin(), Ms.end(), [&](int M) {
+        Problem q = pm;
+        q.M = M;
+        return validate_for_tier(q, tier).ok();
+      });
+  Checkpoints checkpoints;
+  bool lost_said = false;
+  auto batch_row = [&] {
+    if (o.json.empty() || jb.size() >= planned || !checkpoints.due(jb.size())) return;
+    const double t0 = now_seconds();
+    nlohmann::json j = report_head(o.command);
+    j.update({{"finished", false}, {"note", so_far_note("ltt check --invariance", jb.size(), planned, "batch row", o.command)},
+              {"batch_rows_done", jb.size()}, {"batch_rows_planned", planned},
+              {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}}});
+    const Status st = update_unfinished("--json", o.json, json_text(j));
+    checkpoints.wrote(t0);
+    if (!st.ok() && !lost_said) {
+      lost_said = true;
+      std::fprintf(stderr, "ltt: %s (the rows so far); the report is tried again at the end\n", st.error().describe().c_str());
+    }
+  };
 
   std::printf("# ltt check --invariance: backend %s, fake ranks, dims H %d L %d, seed %llu, M in {%s}\n", o.backend.c_str(),
               o.dims.H, o.dims.L, static_cast<unsigned long long>(o.seed), join(Ms).c_str());
@@ -206,6 +233,7 @@ Result<int> run_invariance(const CheckOptions& o) {
                       {"rows_compared", rows}, {"rows_differing", differ}, {"first_differing_at_tokens", first_at},
                       {"deterministic", det},
                       {"batch_invariant", compared ? nlohmann::json(differ == 0) : nlohmann::json(nullptr)}});
+        batch_row();
       }
 
       // Where the production selection switches tiers.

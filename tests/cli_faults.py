@@ -325,6 +325,23 @@ elif cls == "inject":
     expect(still_on and j.get("finished") is False and "pass" not in j and "caught" not in j and j.get("mutants_planned", 0) > 2
            and 1 <= j.get("mutants_done", 0) == judged < j["mutants_planned"] and "no verdict" in j.get("note", ""),
            f"a killed mutants run's JSON keeps the mutants judged, unfinished (row {rows} read): {json.dumps(j)[:600]}")
+    # And with --invariance: the batch rows so far, unfinished, with no count of nondeterministic runs.
+    p = subprocess.Popen([ltt, "check", "--invariance", "--dims", "1024,512", "--tp", "8", "--tokens", "1,5,2048",
+                          "--dist", "realistic,adversarial", "--json", "ki.json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    rows = 0
+    for line in p.stdout:
+        rows += not line.startswith("#") and line.rstrip().endswith(("yes", "NO", "-"))
+        if rows == 2:
+            break
+    still_on = p.poll() is None
+    p.kill()
+    p.wait()
+    j = json.load(open("ki.json")) if os.path.exists("ki.json") else {}
+    expect(still_on and j.get("finished") is False and "nondeterministic_runs" not in j and j.get("batch_rows_planned") == 10
+           and 1 <= j.get("batch_rows_done", 0) == len(j.get("invariance", {}).get("batch", [])) < 10
+           and "no verdict" in j.get("note", ""),
+           f"a killed --invariance run's JSON keeps its batch rows, unfinished (row {rows} read): {json.dumps(j)[:600]}")
     # A report sent to stdout gets the finished report alone, never the cases so far before it.
     r = run([ltt, *kill[:-1], "realistic", "--tier", "1,2", "--json", "-"], timeout=300)
     expect(r.returncode == 0 and r.stdout.count('"ltt_version"') == 1 and '"finished": true' in r.stdout,
