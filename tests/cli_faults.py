@@ -283,22 +283,26 @@ elif cls == "inject":
             expect(r.returncode in (code, -11 if code == 139 else code) and verb in r.stderr and "rank 6 of 8" in r.stderr
                    and r.seconds < 30 and (layout or "fake ranks" in r.stderr),
                    f"--inject {how} {'real' if layout else 'fake'} ranks: exit {code}, {where} named, {r.seconds:.1f} s", r)
-    # A run killed part way (SIGKILL: no handler can help) keeps the cases judged so far in its JSON and
-    # Markdown, marked unfinished and with no summary; a finished run's reports have no such marks.
+    # A run killed part way (SIGKILL: no handler can help) keeps what it judged so far in its JSON (and
+    # check's Markdown), marked unfinished and with no verdict; a finished run's reports have no such marks.
+    def killed_after_two_rows(args, report, row_ends):
+        """Runs ltt ARGS, SIGKILLs it once its second row is out (row 2 is printed after row 1's report
+        was written); returns whether it was still on, the rows read and the JSON report (or {})."""
+        p = subprocess.Popen([ltt, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        rows = 0
+        for line in p.stdout:
+            rows += not line.startswith("#") and line.rstrip().endswith(row_ends)
+            if rows == 2:
+                break
+        still_on = p.poll() is None
+        p.kill()
+        p.wait()
+        return still_on, rows, json.load(open(report)) if os.path.exists(report) else {}
+
     kill = ["check", "--dims", "1024,512", "--tp", "8", "--tokens", "2048", "--dist", "realistic,adversarial,exact"]
-    p = subprocess.Popen([ltt, *kill, "--json", "k.json", "--markdown", "k.md"], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
-    rows = 0
-    for line in p.stdout:
-        rows += not line.startswith("#") and line.rstrip().endswith((" ok", " FAIL"))  # row 2 comes after row 1's write
-        if rows == 2:
-            break
-    still_on = p.poll() is None
-    p.kill()
-    p.wait()
-    j = json.load(open("k.json")) if os.path.exists("k.json") else {}
+    on, rows, j = killed_after_two_rows([*kill, "--json", "k.json", "--markdown", "k.md"], "k.json", (" ok", " FAIL"))
     cases, md = j.get("cases", []), open("k.md").read() if os.path.exists("k.md") else ""
-    expect(still_on and j.get("finished") is False and "summary" not in j and j.get("cases_planned") == 12
+    expect(on and j.get("finished") is False and "summary" not in j and j.get("cases_planned") == 12
            and 1 <= j.get("cases_done", 0) == len(cases) < 12 and all(c["pass"] for c in cases)
            and f"{len(cases)} of 12 cases" in j.get("note", "") and "no verdict" in j.get("note", "")
            and md.startswith(f"### ltt check: did not finish ({len(cases)} of 12 cases so far, 0 failed)")
@@ -309,36 +313,17 @@ elif cls == "inject":
     expect(r.returncode == 0 and j.get("finished") is True and j["summary"]["cases"] == len(j["cases"]) == 12
            and "cases_done" not in j and "note" not in j and open("k.md").read().startswith("### ltt check: pass"),
            "the same run finished: its reports are whole, with no unfinished marks", r)
-    # So with mutants: a killed run's JSON holds the mutants judged so far, unfinished, with no "pass".
-    p = subprocess.Popen([ltt, "mutants", "--dims", "1024,512", "--tp", "8", "--tokens", "512", "--dist", "realistic", "--tier", "1,2",
-                          "--json", "km.json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    rows = 0
-    for line in p.stdout:
-        rows += not line.startswith("#") and line.rstrip().endswith(("caught", "MISSED", "no effect"))
-        if rows == 2:
-            break
-    still_on = p.poll() is None
-    p.kill()
-    p.wait()
-    j = json.load(open("km.json")) if os.path.exists("km.json") else {}
+    # So with mutants: the mutants judged so far, with no "pass".
+    on, rows, j = killed_after_two_rows(["mutants", "--dims", "1024,512", "--tp", "8", "--tokens", "512", "--dist", "realistic",
+                                         "--tier", "1,2", "--json", "km.json"], "km.json", ("caught", "MISSED", "no effect"))
     judged = len(j.get("mutants", [])) + len(j.get("no_effect", []))
-    expect(still_on and j.get("finished") is False and "pass" not in j and "caught" not in j and j.get("mutants_planned", 0) > 2
+    expect(on and j.get("finished") is False and "pass" not in j and "caught" not in j and j.get("mutants_planned", 0) > 2
            and 1 <= j.get("mutants_done", 0) == judged < j["mutants_planned"] and "no verdict" in j.get("note", ""),
            f"a killed mutants run's JSON keeps the mutants judged, unfinished (row {rows} read): {json.dumps(j)[:600]}")
-    # And with --invariance: the batch rows so far, unfinished, with no count of nondeterministic runs.
-    p = subprocess.Popen([ltt, "check", "--invariance", "--dims", "1024,512", "--tp", "8", "--tokens", "1,5,2048",
-                          "--dist", "realistic,adversarial", "--json", "ki.json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
-    rows = 0
-    for line in p.stdout:
-        rows += not line.startswith("#") and line.rstrip().endswith(("yes", "NO", "-"))
-        if rows == 2:
-            break
-    still_on = p.poll() is None
-    p.kill()
-    p.wait()
-    j = json.load(open("ki.json")) if os.path.exists("ki.json") else {}
-    expect(still_on and j.get("finished") is False and "nondeterministic_runs" not in j and j.get("batch_rows_planned") == 10
+    # And with --invariance: the batch rows so far, with no count of nondeterministic runs.
+    on, rows, j = killed_after_two_rows(["check", "--invariance", "--dims", "1024,512", "--tp", "8", "--tokens", "1,5,2048",
+                                         "--dist", "realistic,adversarial", "--json", "ki.json"], "ki.json", ("yes", "NO", "-"))
+    expect(on and j.get("finished") is False and "nondeterministic_runs" not in j and j.get("batch_rows_planned") == 10
            and 1 <= j.get("batch_rows_done", 0) == len(j.get("invariance", {}).get("batch", [])) < 10
            and "no verdict" in j.get("note", ""),
            f"a killed --invariance run's JSON keeps its batch rows, unfinished (row {rows} read): {json.dumps(j)[:600]}")
