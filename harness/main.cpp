@@ -45,6 +45,7 @@
 #include "outfile.hpp"
 #include "problem.hpp"
 #include "process.hpp"
+#include "report.hpp"
 #include "selftest.hpp"
 #include "simulate.hpp"
 #include "tier.hpp"
@@ -598,6 +599,10 @@ int run_ltt(int argc, char** argv) {
           if (auto s = flags::writable_file(f, p); !s.ok()) return fail(s.error());
       if (auto s = flags::distinct_outputs({{"--json", bo.json}, {"--machine-out", bo.machine_out}}); !s.ok()) return fail(s.error());
       bo.command = command;
+      // Before anything can refuse the run (no GPU, a shape): a refused run
+      // leaves "did not finish", never an earlier run's figures.
+      if (flags::launched_rank() == 0)
+        if (auto s = ltt::claim_json(bo.json, "ltt bench", command); !s.ok()) return fail(s.error());
       if (flags::launched_processes() > 1) {  // real ranks: every process times its own
         // What every process finds alike is said once, before MPI starts.
         if (auto s = ltt::gpu::cuda_available(); !s.ok()) return flags::launched_rank() == 0 ? fail(s.error()) : 2;

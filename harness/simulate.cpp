@@ -291,6 +291,8 @@ namespace {
 // which T and M, and its median. "" when it is that, else what is not.
 std::string bench_shape(const nlohmann::json& b, bool need_dims = true) {
   if (!b.is_object()) return cat("the top level is a JSON ", b.type_name(), ", not an object");
+  if (b.contains("finished") && b["finished"] == false)
+    return "its run did not finish: it holds the rows timed before the run ended, or none; rerun ltt bench to the end";
   if (!b.contains("rows") || !b["rows"].is_array()) return "no 'rows' list";
   const nlohmann::json& d = b.contains("dims") ? b["dims"] : nlohmann::json();
   auto size = [](const nlohmann::json& v) { return v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 1000000000; };

@@ -171,6 +171,22 @@ for fit in ("tp0.json", "in8.json,tp0.json"):
     r = run("--fit", fit, "--machine-out", "fo.json")
     expect(r.returncode == 2 and "--fit tp0.json: not ltt bench figures (row " in r.stderr and "tp >= 1" in r.stderr
            and not os.path.exists("fo.json"), f"--fit {fit}: a gemm-shard row at T 0", r)
+# A bench run that did not finish (its JSON says so, holding the rows timed before it ended) is no figures
+# to fit or check against; the same figures marked finished are.
+for finished, code in ((False, 2), (True, 0)):
+    json.dump({**json.load(open("in8.json")), "finished": finished}, open("fin.json", "w"))
+    r = run("--fit", "fin.json", "--machine-out", "fo.json")
+    r2 = run("--check", "fin.json")
+    expect(r.returncode == code and (finished or "its run did not finish" in r.stderr and not os.path.exists("fo.json"))
+           and (r2.returncode in (0, 1) if finished else r2.returncode == 2 and "its run did not finish" in r2.stderr),
+           f"bench figures marked finished: {finished}", r)
+    if os.path.exists("fo.json"):
+        os.remove("fo.json")
+# ltt bench claims its --json before anything can refuse it: a bad shape leaves "did not finish", not earlier figures.
+shutil.copy(bench8, "old.json")
+r = subprocess.run([ltt, "bench", "--backend", "cuda", "--dims", "small", "--tp", "3", "--json", "old.json"], capture_output=True, text=True)
+expect(r.returncode == 2 and "not divisible by T = 3" in r.stderr and json.load(open("old.json")).get("finished") is False,
+       "ltt bench refused: its --json says it did not finish", r)
 r = run("--fit", "in8.json,", "--machine-out", "fo.json")
 expect(r.returncode == 2 and "--fit 'in8.json,': item 2 is empty" in r.stderr, "--fit with an empty name", r)
 r = run("--fit", "in8.json,in8.json", "--machine-out", "fo.json")
