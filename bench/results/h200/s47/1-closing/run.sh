@@ -30,6 +30,26 @@ print("still on when killed:", on, "| finished:", j.get("finished"), "| cases_do
       "| summary:", "summary" in j, "| passes:", [c["pass"] for c in j.get("cases", [])])
 ' "$L"
 grep 'still on' "$R/killed.out"
+# ltt bench's --json: a run killed after its third row keeps those rows
+# (unfinished); a short one run to the end says finished.
+s bench_killed 90 python3 -c '
+import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "bench", "--backend", "cuda", "--dims", "k3", "--tp", "8", "--tokens", "1,2048",
+                      "--json", "kb.json"], stdout=subprocess.PIPE, text=True)
+rows = 0
+for line in p.stdout:
+    print(line, end="")
+    rows += not line.startswith("#") and bool(line.strip())
+    if rows == 3:
+        break
+on = p.poll() is None
+p.kill(); p.wait()
+j = json.load(open("kb.json"))
+print("bench still on when killed:", on, "| finished:", j.get("finished"), "| rows kept:", len(j.get("rows", [])))
+' "$L"
+grep 'bench still on' "$R/bench_killed.out"
+s bench_whole 60 "$L" bench --backend cuda --dims 1024,512 --tp 8 --tier 0 --tokens 1 --reps 3 --json fb.json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("bench to the end: finished", j.get("finished"), "rows", len(j["rows"]))' "$W/fb.json"
 s mutants_cuda 90 "$L" mutants --backend cuda --dims small --tp 8,16 --tokens 5,33 --dist adversarial --json mu.json
 sanitize memcheck racecheck synccheck initcheck
 s np8_k3 100 $M -np 8 "$L" check --backend cuda --dims k3 --tp 8 --tokens 1,33,257,2048 --dist adversarial --json np8_k3.json
