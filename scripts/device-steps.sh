@@ -11,7 +11,8 @@
 #   s NAME TIMEOUT CMD...   run CMD in $W, cut at TIMEOUT or the deadline,
 #            log to $R/NAME.out, print its exit code, seconds and summary lines;
 #   rows FILE.json   a check report's cases, failures and rows judged whole
-#            (or that there is no report, or no verdict in it);
+#            (or that there is no report, or no verdict in it: a run cut
+#            short, with the cases it judged before);
 #   speed    on an H200 only (the card the speed targets name), the
 #            speed figures: tier 0 per-rank at T 8, M 1..128; RMSNorm at
 #            M 2048 and 8192; PyTorch's composition (bench/torch/compose.py);
@@ -67,9 +68,10 @@ import json, os, sys
 if not os.path.exists(sys.argv[1]):  # the step was not run (the deadline) or wrote nothing
     sys.exit(os.path.basename(sys.argv[1]) + ": no report (the step did not run)")
 d = json.load(open(sys.argv[1]))
-if "cases" not in d:  # ltt writes a placeholder first: the run was cut before its report
-    sys.exit(os.path.basename(sys.argv[1]) + ": no verdict (the run did not finish its report)")
-cs = d["cases"]
+cs = d.get("cases", [])
+if d.get("finished") is not True:  # a placeholder, or the cases judged before the run was cut: no verdict
+    sys.exit(os.path.basename(sys.argv[1]) + ": no verdict (the run did not finish its report; " + str(len(cs)) + " of " +
+             str(d.get("cases_planned")) + " cases judged before it ended, " + str(sum(not c["pass"] for c in cs)) + " failed)")
 print(os.path.basename(sys.argv[1]) + ":", len(cs), "cases,", sum(not c["pass"] for c in cs), "failed;",
       sum(c["admissible"].get("rows_checked", 0) for c in cs), "rows checked,",
       sum(c["admissible"].get("rows_outside", 0) for c in cs), "outside")
