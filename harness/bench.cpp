@@ -58,27 +58,14 @@ Status print_mma_trace([[maybe_unused]] const char* what, [[maybe_unused]] const
 
 // While the run is on, --json holds the rows timed so far, as check's
 // reports hold their cases (Checkpoints, report.hpp): "finished": false.
-class RowsSoFar {
- public:
-  explicit RowsSoFar(const BenchOptions& o) : o_(o) {}
-  void timed(const nlohmann::json& rows) {
-    if (o_.json.empty() || !checkpoints_.due(rows.size())) return;
-    const double t0 = now_seconds();
-    nlohmann::json j = report_head(o_.command);
-    j.update({{"finished", false}, {"note", so_far_note("ltt bench", rows.size(), 0, "row", o_.command)}, {"rows", rows}});
-    const Status s = update_unfinished("--json", o_.json, json_text(j));
-    checkpoints_.wrote(t0);
-    if (!s.ok() && !lost_said_) {
-      lost_said_ = true;
-      std::fprintf(stderr, "ltt: %s (the rows so far); the report is tried again at the end\n", s.error().describe().c_str());
-    }
-  }
-
- private:
-  const BenchOptions& o_;
-  Checkpoints checkpoints_;
-  bool lost_said_ = false;
-};
+void rows_so_far(Checkpoints& cp, const BenchOptions& o, const nlohmann::json& rows) {
+  auto so_far = [&] {
+    nlohmann::json j = report_head(o.command);
+    j.update({{"finished", false}, {"note", so_far_note("ltt bench", rows.size(), 0, "row", o.command)}, {"rows", rows}});
+    return json_text(j);
+  };
+  cp.update(rows.size(), "the rows so far", {{"--json", o.json, so_far}});
+}
 
 }  // namespace
 
@@ -103,7 +90,7 @@ Result<int> run_bench(const BenchOptions& o) {
              {"roofline", "us", 9}, {"x", "roof", 6}, {"TFLOP/s", "", 8}});
   tab.header();
   nlohmann::json rows = nlohmann::json::array();
-  RowsSoFar so_far(o);
+  Checkpoints so_far;
   std::vector<std::string> read_shapes;  // read-tier0's fastest shape, per (T, M)
   std::map<std::tuple<int, int, bool>, gpu::Timing> chains;  // chain-(read-)tier0 by (H/T, L, read)
   auto row = [&](const char* what, const Problem& p, const gpu::Timing& t, double bytes, double flops) {
@@ -114,7 +101,7 @@ Result<int> run_bench(const BenchOptions& o) {
     rows.push_back({{"what", what}, {"tp", p.T}, {"tokens", p.M}, {"median_us", t.median_us}, {"min_us", t.min_us},
                     {"bytes", bytes}, {"roofline_us", bytes > 0 ? nlohmann::json(roof) : nlohmann::json(nullptr)},
                     {"flops", flops}});
-    so_far.timed(rows);
+    rows_so_far(so_far, o, rows);
   };
   // A row that does not apply here (a kernel that does not take the shape,
   // no programmatic launch on this device: a usage error) is said and left
@@ -436,13 +423,13 @@ Result<int> run_bench_ranks(const BenchOptions& o, MPI_Comm comm) {
   Table tab({{"what", "", 14}, {"T", "", 3}, {"M", "", 5}, {"transport", "", 9}, {"median", "us", 10}, {"min", "us", 10}});
   if (root) tab.header();
   nlohmann::json rows = nlohmann::json::array();
-  RowsSoFar so_far(o);
+  Checkpoints so_far;
   std::map<std::pair<int, int>, std::map<int, double>> by;  // (T, M) -> tier -> us (ipc)
   auto row = [&](const std::string& what, const Problem& p, const char* transport, const gpu::Timing& t) {
     if (root) tab.row({what, std::to_string(p.T), std::to_string(p.M), transport, fmt("%.1f", t.median_us), fmt("%.1f", t.min_us)});
     rows.push_back({{"what", what}, {"tp", p.T}, {"tokens", p.M}, {"transport", transport}, {"median_us", t.median_us},
                     {"min_us", t.min_us}});
-    if (root) so_far.timed(rows);
+    if (root) rows_so_far(so_far, o, rows);
   };
   for (const Problem& p : ps) {
     const int lo = peers.pid * (p.T / P);

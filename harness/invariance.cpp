@@ -131,20 +131,16 @@ Result<int> run_invariance(const CheckOptions& o) {
         return validate_for_tier(q, tier).ok();
       });
   Checkpoints checkpoints;
-  bool lost_said = false;
   auto batch_row = [&] {
-    if (o.json.empty() || jb.size() >= planned || !checkpoints.due(jb.size())) return;
-    const double t0 = now_seconds();
-    nlohmann::json j = report_head(o.command);
-    j.update({{"finished", false}, {"note", so_far_note("ltt check --invariance", jb.size(), planned, "batch row", o.command)},
-              {"batch_rows_done", jb.size()}, {"batch_rows_planned", planned},
-              {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}}});
-    const Status st = update_unfinished("--json", o.json, json_text(j));
-    checkpoints.wrote(t0);
-    if (!st.ok() && !lost_said) {
-      lost_said = true;
-      std::fprintf(stderr, "ltt: %s (the rows so far); the report is tried again at the end\n", st.error().describe().c_str());
-    }
+    if (jb.size() >= planned) return;  // the whole report is written next
+    auto so_far = [&] {
+      nlohmann::json j = report_head(o.command);
+      j.update({{"finished", false}, {"note", so_far_note("ltt check --invariance", jb.size(), planned, "batch row", o.command)},
+                {"batch_rows_done", jb.size()}, {"batch_rows_planned", planned},
+                {"invariance", {{"batch", jb}, {"selection_switch", js}, {"tp", jt}}}});
+      return json_text(j);
+    };
+    checkpoints.update(jb.size(), "the rows so far", {{"--json", o.json, so_far}});
   };
 
   std::printf("# ltt check --invariance: backend %s, fake ranks, dims H %d L %d, seed %llu, M in {%s}\n", o.backend.c_str(),

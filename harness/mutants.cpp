@@ -147,20 +147,16 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
   // reports hold their cases (Checkpoints, report.hpp): unfinished, no "pass".
   Checkpoints checkpoints;
   size_t done = 0;
-  bool lost_said = false;
   auto judged = [&] {
-    if (o.json.empty() || ++done >= plan.size() || !checkpoints.due(done)) return;
-    const double t0 = now_seconds();
-    nlohmann::json j = report_head(o.command);
-    j.update({{"finished", false}, {"note", so_far_note("ltt mutants", done, plan.size(), "mutant", o.command)},
-              {"mutants_done", done}, {"mutants_planned", plan.size()}, {"mutants", jm}, {"not_run", jskipped},
-              {"no_effect", jno_effect}});
-    const Status s = update_unfinished("--json", o.json, json_text(j));
-    checkpoints.wrote(t0);
-    if (!s.ok() && !lost_said) {
-      lost_said = true;
-      std::fprintf(stderr, "ltt: %s (the mutants so far); the report is tried again at the end\n", s.error().describe().c_str());
-    }
+    if (++done >= plan.size()) return;  // the whole report is written next
+    auto so_far = [&] {
+      nlohmann::json j = report_head(o.command);
+      j.update({{"finished", false}, {"note", so_far_note("ltt mutants", done, plan.size(), "mutant", o.command)},
+                {"mutants_done", done}, {"mutants_planned", plan.size()}, {"mutants", jm}, {"not_run", jskipped},
+                {"no_effect", jno_effect}});
+      return json_text(j);
+    };
+    checkpoints.update(done, "the mutants so far", {{"--json", o.json, so_far}});
   };
   for (const auto& [dp, c] : plan) {
     const MutantDef& d = *dp;

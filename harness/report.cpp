@@ -573,11 +573,18 @@ Status Report::finish(double wall_seconds) {
   return writes.status();
 }
 
-bool Checkpoints::due(size_t done) const { return done <= 1 || now_seconds() - last_ >= std::max(1.0, 20 * cost_); }
-
-void Checkpoints::wrote(double started) {
+void Checkpoints::update(size_t done, const char* what, std::initializer_list<File> files) {
+  const double t0 = now_seconds();
+  if (done > 1 && t0 - last_ < std::max(1.0, 20 * cost_)) return;
+  ReportWrites writes;
+  for (const File& f : files)
+    if (!f.path.empty()) writes.keep(update_unfinished(f.flag, f.path, f.text()));
   last_ = now_seconds();
-  cost_ = last_ - started;
+  cost_ = last_ - t0;
+  if (!writes.status().ok() && !lost_said_) {
+    lost_said_ = true;
+    std::fprintf(stderr, "ltt: %s (%s); the report is tried again at the end\n", writes.status().error().describe().c_str(), what);
+  }
 }
 
 std::string so_far_note(const std::string& title, size_t done, size_t planned, const std::string& what, const std::string& command) {
@@ -648,18 +655,10 @@ std::string Report::markdown_doc(bool finished, size_t failed, double wall_secon
 
 void Report::checkpoint() {
   if (!claimed_ || (planned_ && results_.size() >= planned_)) return;  // finish() writes the whole report next
-  if (!checkpoints_.due(results_.size())) return;
-  const double now = now_seconds();
-  size_t failed = 0;
-  for (const auto& r : results_) failed += r.ok ? 0 : 1;
-  ReportWrites writes;
-  if (!o_.json.empty()) writes.keep(update_unfinished("--json", o_.json, json_text(json_doc(false, failed, 0))));
-  if (!o_.markdown.empty()) writes.keep(update_unfinished("--markdown", o_.markdown, markdown_doc(false, failed, 0)));
-  checkpoints_.wrote(now);
-  if (!writes.status().ok() && !checkpoint_lost_said_) {
-    checkpoint_lost_said_ = true;
-    std::fprintf(stderr, "ltt: %s (the cases so far); the report is tried again at the end\n", writes.status().error().describe().c_str());
-  }
+  const size_t failed = static_cast<size_t>(std::count_if(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.ok; }));
+  checkpoints_.update(results_.size(), "the cases so far",
+                      {{"--json", o_.json, [&] { return json_text(json_doc(false, failed, 0)); }},
+                       {"--markdown", o_.markdown, [&] { return markdown_doc(false, failed, 0); }}});
 }
 
 }  // namespace ltt

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -202,10 +204,19 @@ nlohmann::json report_head(const std::string& command);
 // before it.
 class Checkpoints {
  public:
-  bool due(size_t done) const;
-  void wrote(double started);  // a write begun at `started` (now_seconds()) has ended
+  struct File {
+    const char* flag;  // e.g. "--json"
+    const std::string& path;  // "" : none
+    std::function<std::string()> text;  // the report so far, made only when due
+  };
+  // With `done` items judged: each file rewritten through update_unfinished
+  // when due; a write that fails is said once on stderr ("... (`what`); the
+  // report is tried again at the end"), and the run goes on.
+  void update(size_t done, const char* what, std::initializer_list<File> files);
+
  private:
   double last_ = 0, cost_ = 0;  // when the last write ended, and what it took (s)
+  bool lost_said_ = false;
 };
 
 // The note of a report rewritten while its run is on: `done` of `planned`
@@ -256,7 +267,6 @@ class Report {
   bool claimed_ = false;
   size_t planned_ = 0;
   Checkpoints checkpoints_;
-  bool checkpoint_lost_said_ = false;
 };
 
 }  // namespace ltt
