@@ -590,7 +590,7 @@ void Checkpoints::update(size_t done, const char* what, std::initializer_list<Fi
 std::string so_far_note(const std::string& title, size_t done, size_t planned, const std::string& what, const std::string& command) {
   return cat(title, " has not finished this report: ", planned ? cat(done, " of ", planned, " ", what, "s") : counted(done, what.c_str()),
              done == 1 ? " is" : " are", " in it so far, each judged. The run is still going, or it ended before "
-             "its last (killed; refused part way: its stderr says why; a hang, a crash or an early exit: its stderr names the rank "
+             "its last ", what, " (killed; refused part way: its stderr says why; a hang, a crash or an early exit: its stderr names the rank "
              "and the stage). There is no verdict here: those not in it were not judged. Command: ", command);
 }
 
