@@ -100,20 +100,20 @@ Result<int> run_invariance(const CheckOptions& o) {
   Ms.erase(std::unique(Ms.begin(), Ms.end()), Ms.end());
   // Every shape valid, something to run, and it fits, before any output.
   std::vector<Problem> largest;
-  size_t runnable = 0;
+  size_t planned = 0;  // the batch rows: one per T, dist and tier that runs at some selected M
   for (Dist dist : o.dists)
     for (int T : o.tp) {
       const Problem pm = make_problem(o.dims, T, Ms.back(), dist, o.seed, o.eps);
       LTT_TRY(validate(pm));
       largest.push_back(pm);
       for (int tier : o.tiers)
-        for (int M : Ms) {
+        planned += std::any_of(Ms.begin(), Ms.end(), [&](int M) {
           Problem q = pm;
           q.M = M;
-          runnable += validate_for_tier(q, tier).ok() ? 1 : 0;
-        }
+          return validate_for_tier(q, tier).ok();
+        });
     }
-  if (runnable == 0)
+  if (planned == 0)
     return LTT_USAGE("--invariance: nothing to run: no selected tier applies at any selected M (", kTier0Applies, ")");
   LTT_TRY(flags::fits_in_memory(largest, "check --invariance"));
   Watchdog dog(o.timeout, "process 0 of 1");
@@ -122,14 +122,6 @@ Result<int> run_invariance(const CheckOptions& o) {
   // While the run is on, --json holds the batch rows judged so far, as
   // check's reports hold their cases (Checkpoints, report.hpp): unfinished,
   // with no "nondeterministic_runs".
-  size_t planned = 0;  // a batch row per T, dist and tier that runs at some M
-  for (const Problem& pm : largest)
-    for (int tier : o.tiers)
-      planned += std::any_of(Ms.begin(), Ms.end(), [&](int M) {
-        Problem q = pm;
-        q.M = M;
-        return validate_for_tier(q, tier).ok();
-      });
   Checkpoints checkpoints;
   auto batch_row = [&] {
     if (jb.size() >= planned) return;  // the whole report is written next
