@@ -15,7 +15,8 @@ namespace ltt {
 // although it is JSON ("" when nothing): the first key an object repeats,
 // or nesting deeper than kMaxJsonDepth (no file ltt reads nests past 4; a
 // deeper one would only make printing it recurse past the stack). Malformed
-// text throws nlohmann::json::parse_error, as nlohmann::json::parse does.
+// text throws nlohmann::json::parse_error, as nlohmann::json::parse does;
+// so does a NUL byte, where nlohmann's reader would stop and pass.
 inline constexpr int kMaxJsonDepth = 64;
 nlohmann::json parse_json_once(const char* begin, const char* end, std::string& problem);
 inline nlohmann::json parse_json_once(const std::string& text, std::string& problem) {

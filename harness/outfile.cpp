@@ -3,6 +3,7 @@
 #include "outfile.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,8 +81,27 @@ std::string follow_links(const std::string& path) { return resolve(path); }
 
 std::optional<std::string> dangling_link(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_symlink(path, ec) || fs::exists(path, ec)) return std::nullopt;
+  struct stat st {};
+  if (!fs::is_symlink(path, ec) || ::stat(path.c_str(), &st) == 0 || errno != ENOENT) return std::nullopt;
   return fs::read_symlink(path, ec).string();
+}
+
+Result<PathKind> path_kind(const std::string& flag, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? PathKind::directory : PathKind::other;
+  const int err = errno;
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR: return PathKind::none;
+    case ELOOP:
+      return LTT_USAGE(flag, " ", path, ": a loop of symbolic links (or more links in a row than the system follows): "
+                       "point it at a file");
+    case ENAMETOOLONG:
+      return LTT_USAGE(flag, " ", path, ": the path, or a name in it, is longer than the file system allows");
+    case EACCES:
+      return LTT_USAGE(flag, " ", path, ": cannot be looked at: a directory on the way may not be searched (permission denied)");
+    default: return LTT_USAGE(flag, " ", path, ": cannot be looked at: ", std::strerror(err));
+  }
 }
 
 std::optional<int> own_descriptor(const std::string& path) {
@@ -161,6 +181,43 @@ Status regular_file_to_read(const std::string& path, bool pipe_ok) {
                      : S_ISSOCK(st.st_mode) ? "a socket"
                                             : "not a regular file";
   return LTT_USAGE(path, ": is ", what, ", not a file: give a regular file");
+}
+
+Result<std::FILE*> open_to_read(const std::string& path) {
+  struct stat st {};
+  const bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+  if (fd < 0) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
+  if (fifo) {
+    // Readable once a writer has written, or has come and closed it (end of file).
+    pollfd waiting{fd, POLLIN, 0};
+    for (bool said = false;;) {
+      const int r = ::poll(&waiting, 1, said ? -1 : 5000);
+      if (r > 0) break;
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        const int err = errno;
+        ::close(fd);
+        return LTT_USAGE(path, ": cannot wait for the FIFO's writer: ", std::strerror(err));
+      }
+      std::fprintf(stderr, "ltt: waiting for a program to write %s, a FIFO that nothing has written yet: start the "
+                           "writer, or stop ltt (Ctrl-C)\n", path.c_str());
+      said = true;
+    }
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return LTT_USAGE(path, ": cannot read the FIFO: ", std::strerror(err));
+    }
+  }
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    return LTT_USAGE(path, ": cannot open: ", std::strerror(err));
+  }
+  return f;
 }
 
 Result<int> exit_after_reports(bool failed, const Status& written) {

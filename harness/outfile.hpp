@@ -4,6 +4,7 @@
 // or a killed run leaves the earlier file as it was, never a truncated one.
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,17 @@ Status update_unfinished(const std::string& flag, const std::string& path, const
 // included (the file a write there would create).
 std::string follow_links(const std::string& path);
 // The target of `path` when it is a symbolic link to nothing (to say so,
-// rather than "no such file" or "File exists"), else nullopt.
+// rather than "no such file" or "File exists"), else nullopt (a loop of
+// links is none: path_kind says what it is).
 std::optional<std::string> dangling_link(const std::string& path);
+
+// What a path ltt is given to read names, by stat(2) (links followed):
+// nothing, a directory or something else. A path that cannot be looked at
+// (a loop of symbolic links, a name too long, a directory on the way that
+// may not be searched) is an error naming `flag`, the path and the cause,
+// not a filesystem exception.
+enum class PathKind { none, directory, other };
+Result<PathKind> path_kind(const std::string& flag, const std::string& path);
 
 // The descriptor a path names in this process: /dev/stdin 0, `-` and
 // /dev/stdout 1, /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N. write_text_file writes such
@@ -59,6 +69,13 @@ std::optional<int> own_descriptor(const std::string& path);
 // FIFO there would wait forever). A path that does not exist passes: opening
 // it says so.
 Status regular_file_to_read(const std::string& path, bool pipe_ok);
+
+// Opens a file ltt reads whole, after regular_file_to_read. A FIFO is opened
+// without waiting for a writer, then waited on; when nothing has written
+// it after a few seconds, a line on stderr says what ltt waits for and how to
+// stop it, so that a pipe no program writes is never a silent hang. The
+// stream then reads as usual, to the writer's end.
+Result<std::FILE*> open_to_read(const std::string& path);
 
 // A run's exit once its reports are written: a report that could not be
 // (`written` failed) is exit 2, but a numerical failure's exit 1 (`failed`)

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -46,8 +47,11 @@ std::string brief(const nlohmann::json& v) {
 using json = nlohmann::json;
 constexpr uint64_t kMaxBytes = uint64_t{1} << 40;  // cap on one tensor's size
 
+// A shape for a message: its first 8 dimensions, then how many there are
+// (a header can give a shape of 100,000 entries).
 std::string shape_str(const std::vector<int64_t>& s) {
-  return cat("[", join(s), "]");
+  if (s.size() <= 8) return cat("[", join(s), "]");
+  return cat("[", join(std::vector<int64_t>(s.begin(), s.begin() + 8)), ", ...] (", s.size(), " dimensions)");
 }
 
 // The bytes a tensor of this shape holds; nullopt on a negative dimension or
@@ -234,16 +238,40 @@ Status write_safetensors(const std::string& path, const SafeTensors& st) {
 
 Result<SafeTensors> read_safetensors(const std::string& path) {
   LTT_TRY(regular_file_to_read(path, true));
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
+  auto opened = open_to_read(path);
+  if (!opened.ok()) return opened.error();
+  std::FILE* f = *opened;
   std::vector<uint8_t> buf;
   uint8_t chunk[1 << 16];
-  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) buf.insert(buf.end(), chunk, chunk + n);
-  int err = std::ferror(f) ? errno : 0;
+  // The file is read whole, then parsed (its tensors copied out): one
+  // larger than the memory ltt may take is said by its size, not by a
+  // bad_alloc's generic remedy.
+  int err = 0;
+  try {
+    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) buf.insert(buf.end(), chunk, chunk + n);
+    err = std::ferror(f) ? errno : 0;
+  } catch (const std::bad_alloc&) {
+    std::fclose(f);
+    return LTT_USAGE(path, ": out of memory after reading ", buf.size(), " bytes of it: ltt reads a safetensors file "
+                     "whole, and this one is larger than the memory it may take (keep only the tensors it needs in "
+                     "the file, or give ltt more memory)");
+  }
   std::fclose(f);
   if (err) return LTT_USAGE(path, ": cannot read: ", std::strerror(err));
-  auto st = parse_safetensors(path, buf.data(), buf.size());
-  if (!st.ok()) {  // what to do, after what is wrong
+  // The tensors are copied out of the buffer: the file's size again.
+  bool no_memory = false;
+  auto parse = [&]() -> Result<SafeTensors> {
+    try {
+      return parse_safetensors(path, buf.data(), buf.size());
+    } catch (const std::bad_alloc&) {
+      no_memory = true;
+      return LTT_USAGE(path, ": out of memory copying the tensors of this file of ", buf.size(),
+                       " bytes: ltt holds a safetensors file and its tensors in memory at once (keep only the tensors it "
+                       "needs in the file, or give ltt more memory)");
+    }
+  };
+  auto st = parse();
+  if (!st.ok() && !no_memory) {  // what to do, after what is wrong
     Error e = st.error();
     if (e.message.find(kNotReadRemedy) == std::string::npos)  // a valid file of a dtype ltt does not read says its own remedy
       e.message += ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)";
@@ -303,7 +331,15 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
     else if (ds == "F32") t.dtype = StDtype::F32;
     else if (ds == "F64") t.dtype = StDtype::F64;
     else if (std::string_view(kNotRead).find(cat(" ", ds, " ")) != std::string_view::npos) read = false;
-    else return BADT("unknown dtype '", ds, "': ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
+    else {
+      std::string upper = ds;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      const bool known = upper == "BF16" || upper == "F32" || upper == "F64" ||
+                         std::string_view(kNotRead).find(cat(" ", upper, " ")) != std::string_view::npos;
+      return BADT("unknown dtype '", ds, "'",
+                  known && upper != ds ? cat(" (safetensors' dtype names are upper case: '", upper, "')") : "",
+                  ": ltt reads BF16, F32 and F64 (outputs to verify are BF16 or F32: convert, e.g. .to(torch.bfloat16))");
+    }
     std::optional<uint64_t> need;
     if (read) {
       if (!sh.is_array()) return BADT("'shape' is not an array");

@@ -110,8 +110,9 @@ std::string sha256_hex(const uint8_t* data, size_t n) {
 
 Result<std::string> sha256_file(const std::string& path) {
   LTT_TRY(regular_file_to_read(path, true));
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return LTT_USAGE(path, ": cannot open: ", std::strerror(errno));
+  auto opened = open_to_read(path);
+  if (!opened.ok()) return opened.error();
+  std::FILE* f = *opened;
   Sha256 s;
   uint8_t chunk[1 << 16];
   for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) s.update(chunk, n);

@@ -30,14 +30,17 @@ struct Outputs {
   std::vector<std::string> unread;   // tensors that are neither outputs nor a case file's (a misspelt output?)
 };
 
-// A tensor a case file holds (a failure dump verifies as it is: its inputs
-// and expected outputs are not outputs).
-bool case_tensor(const std::string& n) {
-  int k = -1;
-  char tail = 0;
-  return n == "norm_weight" || n == "up_weight" || n == "expected_exact" ||
-         std::sscanf(n.c_str(), "routed.rank%d%c", &k, &tail) == 1 || std::sscanf(n.c_str(), "shared.rank%d%c", &k, &tail) == 1 ||
-         std::sscanf(n.c_str(), "expected.tier%d%c", &k, &tail) == 1;
+// A tensor a case file of T ranks can hold, spelt as ltt writes it (a
+// failure dump verifies as it is: its inputs and expected outputs are not
+// outputs). Any other name (routed.rank00, routed.rank{T}, expected.tier9)
+// is named under the row as not read.
+bool case_tensor(const std::string& n, int T) {
+  auto indexed = [&](const char* stem, int count) {
+    int k = -1;
+    return std::sscanf(n.c_str(), (std::string(stem) + "%d").c_str(), &k) == 1 && k >= 0 && k < count && n == cat(stem, k);
+  };
+  return n == "norm_weight" || n == "up_weight" || n == "expected_exact" || indexed("routed.rank", T) ||
+         indexed("shared.rank", T) || indexed("expected.tier", kNumTiers);
 }
 
 Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const VerifyOptions& o, const std::string& file) {
@@ -56,7 +59,7 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
       if (n.rfind("output", 0) == 0)
         return LTT_USAGE(file, ": tensor '", n, "' is neither 'output' nor 'output.tier{k}.rank{r}': rename it");
       others.push_back(n);
-      if (!case_tensor(n)) res.unread.push_back(n);
+      if (!case_tensor(n, p.T)) res.unread.push_back(n);
       continue;  // inputs and expected tensors (a failure dump verifies as it is)
     }
     if (tier < 0 || tier >= kNumTiers) return LTT_USAGE(file, ": tensor '", n, "': tier ", tier, " does not exist");
@@ -174,13 +177,18 @@ Result<int> run_verify(const VerifyOptions& o) {
   // Before anything can refuse the run: a run refused (exit 2) leaves "did
   // not finish", never an earlier run's passing report.
   LTT_TRY(report.claim());
-  if (!fs::exists(o.case_path)) return LTT_USAGE("--case ", o.case_path, ": no such file or directory");
-  if (!fs::exists(o.output_path)) return LTT_USAGE("--output ", o.output_path, ": no such file or directory");
+  // Looked at by stat(2): a loop of links or a name too long is said, not thrown.
+  auto case_kind = path_kind("--case", o.case_path);
+  if (!case_kind.ok()) return case_kind.error();
+  if (*case_kind == PathKind::none) return LTT_USAGE("--case ", o.case_path, ": no such file or directory");
+  auto output_kind = path_kind("--output", o.output_path);
+  if (!output_kind.ok()) return output_kind.error();
+  if (*output_kind == PathKind::none) return LTT_USAGE("--output ", o.output_path, ": no such file or directory");
   std::vector<std::pair<std::string, std::string>> pairs;
   std::vector<std::string> unmatched;  // output files with no case of their name
-  const bool dir_mode = fs::is_directory(o.case_path);
+  const bool dir_mode = *case_kind == PathKind::directory;
   if (dir_mode) {
-    if (!fs::is_directory(o.output_path))
+    if (*output_kind != PathKind::directory)
       return LTT_USAGE("--case ", o.case_path, " is a directory, so --output must be one too (outputs under the cases' file names)");
     auto cases = safetensors_in("--case", o.case_path);
     if (!cases.ok()) return cases.error();
@@ -190,7 +198,9 @@ Result<int> run_verify(const VerifyOptions& o) {
       const fs::path out = fs::path(o.output_path) / name;
       if (const auto to = dangling_link(out.string()))
         return LTT_USAGE("--output ", out.string(), " is a link to ", *to, ", which does not exist: point it at the case's output or remove it");
-      if (!fs::exists(out))
+      auto out_kind = path_kind("--output", out.string());
+      if (!out_kind.ok()) return out_kind.error();
+      if (*out_kind == PathKind::none)
         return LTT_USAGE("no output for case ", (fs::path(o.case_path) / name).string(), ": expected ", out.string(),
                          " (every case of the directory is verified; to verify some, give --case and --output a file each, "
                          "or a directory holding only those cases)");
@@ -206,7 +216,7 @@ Result<int> run_verify(const VerifyOptions& o) {
       for (const auto& name : *outs)
         if (!std::binary_search(cases->begin(), cases->end(), name)) unmatched.push_back(name);
   } else {
-    if (fs::is_directory(o.output_path))
+    if (*output_kind == PathKind::directory)
       return LTT_USAGE("--output ", o.output_path, " is a directory but --case ", o.case_path, " is one file: give the outputs file");
     pairs.emplace_back(o.case_path, o.output_path);
   }
@@ -275,6 +285,26 @@ Result<int> run_verify(const VerifyOptions& o) {
                            " in the file, the set [", adm.lo.data()[first], ", ", adm.hi.data()[first],
                            "]): the file was edited or made by another ltt", unlike,
                            "; make it again with ltt golden (ltt regress DIR checks a golden set)");
+        // A ring's sets hold one-shot's members too, so a one-shot case
+        // whose algo label was edited to ring passes the check above, and
+        // would judge outputs by sets wider than its data were made for.
+        // Its expected output gives it away: bitwise ltt's one-shot
+        // reference, not its ring one (the two differ wherever a hop rounds).
+        if (judged_algo(contract.algo, c.in.p.T) == Algo::ring) {
+          Contract one_shot = contract;
+          one_shot.algo = Algo::one_shot;
+          auto y1 = ref.emulated(tier, one_shot);
+          if (!y1.ok()) return y1.error();
+          if (first_bitwise_difference(want, (*y1)[0]) < 0) {
+            auto yr = ref.emulated(tier, contract);
+            if (!yr.ok()) return yr.error();
+            if (first_bitwise_difference(want, (*yr)[0]) >= 0)
+              return LTT_USAGE(case_file, ": its metadata say algo ring, but tensor 'expected.tier", tier,
+                               "' is bitwise ltt's one-shot reference, not its ring one: the file was made one-shot and its "
+                               "label edited (a ring's wider sets would judge outputs more loosely than the file's data were "
+                               "made for); set algo back to one-shot, or make the case again with ltt golden --algo ring");
+          }
+        }
       } else {  // an output of a tier the case file does not cover: judged against a fresh emulated reference
         auto y = ref.emulated(tier, contract);
         if (!y.ok()) return y.error();

@@ -1003,6 +1003,76 @@ elif cls == "unseen":
     lines = [x for x in r.stdout.splitlines() if x.startswith("#") and "file" in x.split()[:2] or x.startswith("  H1024")]
     expect(r.returncode == 0 and "# hashed 1 set," in r.stdout and len(lines) == 2 and len(lines[0]) == len(lines[1]),
            f"golden --hash-only says hashed; its rows line up: {lines}", r)
+    # 13. Found by the forty-ninth session, a review that made verify's inputs by hand.
+    c13 = a_case("c13")
+    t13, m13 = stfile.read(c13)
+    stfile.write("o13.safetensors", {"output": t13["expected.tier1"]})
+    # (a) A one-shot case relabelled ring: its expected output is ltt's one-shot reference, not its ring one; refused
+    # (a ring's wider sets would pass outputs that the file's data fail). A case made ring passes its own output.
+    expect(m13.get("algo") == "one-shot", f"c13 is one-shot: {m13}")
+    stfile.write("ring13.safetensors", t13, {**m13, "algo": "ring"})
+    refused(["verify", "--case", "ring13.safetensors", "--output", "o13.safetensors"],
+            "its metadata say algo ring, but tensor 'expected.tier1' is bitwise ltt's one-shot reference")
+    subprocess.run([ltt, "golden", "--out", "g13", *SMALL, "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "1",
+                    "--algo", "ring"], check=True, stdout=subprocess.DEVNULL)
+    gr13 = os.path.join("g13", [x for x in os.listdir("g13") if x.endswith(".safetensors")][0])
+    tg, mg = stfile.read(gr13)
+    stfile.write("og13.safetensors", {"output": tg["expected.tier1"]})
+    r = run([ltt, "verify", "--case", gr13, "--output", "og13.safetensors"])
+    expect(r.returncode == 0 and mg.get("algo") == "ring" and tg["expected.tier1"] != t13["expected.tier1"],
+           "a ring case (its output unlike one-shot's) and its own output: a pass", r)
+    # (b) A NUL in a header ends nlohmann's reading, not the header: refused, as Python's json and safetensors refuse it.
+    good = stfile.serialise({"output": t13["expected.tier1"]})
+    (n,) = struct.unpack("<Q", good[:8])
+    head = good[8:8 + n].rstrip(b" ") + b"\0 not {{ json"
+    head += b" " * (-len(head) % 8)
+    open("nul13.safetensors", "wb").write(struct.pack("<Q", len(head)) + head + good[8 + n:])
+    refused(["verify", "--case", c13, "--output", "nul13.safetensors"], "a NUL byte, which JSON text never holds")
+    # (c) Names like a case file's that no case file of T 8 holds are named as not read; the case's own are not.
+    one = ("BF16", [1], b"\0\0")
+    stfile.write("names13.safetensors", {"output": t13["expected.tier1"], "expected.tier9": one, "routed.rank00": one,
+                                         "routed.rank8": one, "routed.rank7": t13["routed.rank7"], "norm_weight": t13["norm_weight"]})
+    r = run([ltt, "verify", "--case", c13, "--output", "names13.safetensors"])
+    line = [x for x in r.stdout.splitlines() if "not read" in x]
+    expect(r.returncode == 0 and len(line) == 1 and all(x in line[0] for x in ("expected.tier9", "routed.rank00", "routed.rank8"))
+           and "rank7" not in line[0] and "norm_weight" not in line[0], f"case-like names not read, named: {line}", r)
+    # (d) A loop of links, or a name too long, is said as such (it was an escaped exception: "this is a bug in ltt").
+    os.symlink("loop13.safetensors", "loop13.safetensors")
+    for args in (["--case", c13, "--output", "loop13.safetensors"], ["--case", "loop13.safetensors", "--output", "o13.safetensors"]):
+        r = refused(["verify", *args], "loop13.safetensors: a loop of symbolic links")
+        expect("internal error" not in r.stderr, "a loop of links is no internal error", r)
+    r = refused(["verify", "--case", c13, "--output", "a" * 300 + ".safetensors"], "longer than the file system allows")
+    expect("internal error" not in r.stderr, "a name too long is no internal error", r)
+    os.makedirs("dc13"), os.makedirs("do13")
+    shutil.copy(c13, "dc13")
+    loop = os.path.join("do13", os.path.basename(c13))
+    os.symlink(os.path.basename(c13), loop)
+    r = refused(["verify", "--case", "dc13", "--output", "do13"], "a loop of symbolic links")
+    expect("which does not exist" not in r.stderr, "a loop of links in a directory is not called a link to nothing", r)
+    # (e) A FIFO that nothing writes yet: ltt says what it waits for (it was silent for ever), then reads the writer's file.
+    os.mkfifo("fifo13.safetensors")
+    err = open("fifo13.err", "w")
+    p = subprocess.Popen([ltt, "verify", "--case", c13, "--output", "fifo13.safetensors"], stdout=subprocess.PIPE, stderr=err, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and "waiting for a program to write" not in open("fifo13.err").read():
+        time.sleep(0.2)
+    said = open("fifo13.err").read()
+    expect("waiting for a program to write fifo13.safetensors, a FIFO that nothing has written yet" in said,
+           f"a FIFO with no writer is said within 30 s: {said!r}")
+    with open("fifo13.safetensors", "wb") as w:
+        w.write(good)
+    try:
+        out13, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out13, _ = p.communicate()
+    expect(p.returncode == 0 and "# 1 case, 0 failed" in out13, f"the FIFO's file, once written, verifies: exit {p.returncode} {out13[-300:]}")
+    # (f) A lower-case dtype says how safetensors spells it; a shape of 100,000 dimensions is not quoted whole.
+    stfile.write("dt13.safetensors", {"output": ("bf16", [5, 256], t13["expected.tier1"][2])})
+    refused(["verify", "--case", c13, "--output", "dt13.safetensors"], "unknown dtype 'bf16' (safetensors' dtype names are upper case: 'BF16')")
+    stfile.write("sh13.safetensors", {"output": ("BF16", [1] * 100000, b"\0\0")})
+    r = refused(["verify", "--case", c13, "--output", "sh13.safetensors"], "has shape [1, 1, 1, 1, 1, 1, 1, 1, ...] (100000 dimensions)")
+    expect(len(r.stderr) < 2000, f"the shape's message is short: {len(r.stderr)} characters", r)
 else:
     sys.exit(f"unknown class {cls}")
 

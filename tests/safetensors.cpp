@@ -267,6 +267,24 @@ TEST_CASE("safetensors: a header that is not valid JSON is rejected") {
   CHECK(has(error_of("{\"a\": \"\xff\xfe\"}", 0), "header is not valid JSON"));  // bad UTF-8
 }
 
+TEST_CASE("safetensors: a NUL byte in the header is refused, not read as the header's end") {
+  // nlohmann's reader stops at a NUL and would pass the JSON before it;
+  // Python's json and safetensors' own reader refuse such a header.
+  const std::string valid = "{\"a\": {\"dtype\": \"BF16\", \"shape\": [1], \"data_offsets\": [0, 2]}}";
+  CHECK(error_of(valid, 2) == "parsed");
+  std::string junk = valid;
+  junk += std::string(1, '\0') + " this is {{{ not json";
+  std::string e = error_of(junk, 2);
+  CHECK(has(e, "header is not valid JSON"));
+  CHECK(has(e, "a NUL byte"));
+  CHECK(has(e, "byte " + std::to_string(valid.size() + 1)));
+  std::string padded = valid + std::string(8 - valid.size() % 8 + 8, '\0');  // NUL padding, not the spec's spaces
+  CHECK(has(error_of(padded, 2), "a NUL byte"));
+  std::string in_string = "{\"__metadata__\": {\"k\": \"a";
+  in_string += std::string(1, '\0') + "b\"}}";
+  CHECK(has(error_of(in_string, 0), "a NUL byte"));
+}
+
 TEST_CASE("safetensors: a header that is not an object is rejected") {
   CHECK(has(error_of("[1, 2]", 0), "header is not a JSON object"));
   CHECK(has(error_of("\"x\"", 0), "header is not a JSON object"));
