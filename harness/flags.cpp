@@ -234,6 +234,8 @@ Status writable_file(const std::string& flag, const std::string& p) {
       return LTT_USAGE(flag, " ", p, ": descriptor ", *fd, " is ", fl < 0 ? "not open" : "open for reading only", " in this process");
     return {};
   }
+  // A loop of links (which a write would replace by a file) or a name too long: said, naming the flag.
+  if (auto k = path_kind(flag, p); !k.ok()) return k.error();
   std::error_code ec;
   const fs::path fp(p);
   if (fs::is_directory(fp, ec)) return LTT_USAGE(flag, " ", p, ": is a directory (give a file name)");
@@ -251,6 +253,7 @@ Status writable_file(const std::string& flag, const std::string& p) {
 }
 
 Status writable_dir(const std::string& flag, const std::string& p) {
+  if (auto k = path_kind(flag, p); !k.ok()) return k.error();  // a loop of links, a name too long
   std::error_code ec;
   fs::path at = fs::absolute(fs::path(p), ec);
   if (ec) return LTT_USAGE(flag, " ", p, ": ", ec.message());

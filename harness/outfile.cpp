@@ -32,11 +32,39 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+// A FIFO opened for writing waits for a reader: it is opened without
+// waiting, tried again each 0.1 s, and the wait is said once after 5 s (what
+// ltt waits for, how to stop it), so that a report sent to a pipe nothing
+// reads is never a silent hang. -1 with errno set on another failure.
+int open_fifo_to_write(const std::string& flag, const std::string& shown, const std::string& path) {
+  for (int tries = 0;; ++tries) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      const int flags = ::fcntl(fd, F_GETFL);
+      if (flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0) return fd;
+      const int err = errno;
+      ::close(fd);
+      errno = err;
+      return -1;
+    }
+    if (errno != ENXIO) return -1;  // ENXIO: no reader yet
+    if (tries == 50) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "ltt: waiting for a program to read %s %s, a FIFO that nothing reads yet: start the reader, "
+                           "or stop ltt (Ctrl-C)\n", flag.c_str(), shown.c_str());
+    }
+    ::usleep(100000);
+  }
+}
+
 // In place: for what must not be renamed over (a device, a FIFO, a file with
 // other hard links) and where no temporary can be made beside the target.
 Status write_in_place(const std::string& flag, const std::string& shown, const std::string& path, const std::string& text,
                       bool create = true) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+  struct stat st {};
+  const bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  const int fd = fifo ? open_fifo_to_write(flag, shown, path)
+                      : ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
   if (fd < 0) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(errno));
   bool ok = write_all(fd, text);
   int err = errno;
@@ -95,7 +123,7 @@ Result<PathKind> path_kind(const std::string& flag, const std::string& path) {
     case ENOTDIR: return PathKind::none;
     case ELOOP:
       return LTT_USAGE(flag, " ", path, ": a loop of symbolic links (or more links in a row than the system follows): "
-                       "point it at a file");
+                       "point the link at a real file or directory, or remove it");
     case ENAMETOOLONG:
       return LTT_USAGE(flag, " ", path, ": the path, or a name in it, is longer than the file system allows");
     case EACCES:
@@ -218,6 +246,19 @@ Result<std::FILE*> open_to_read(const std::string& path) {
     return LTT_USAGE(path, ": cannot open: ", std::strerror(err));
   }
   return f;
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  auto opened = open_to_read(path);
+  if (!opened.ok()) return opened.error();
+  std::FILE* f = *opened;
+  std::string text;
+  char chunk[1 << 16];
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) text.append(chunk, n);
+  const int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (err) return LTT_USAGE(path, ": cannot read it: ", std::strerror(err));
+  return text;
 }
 
 Result<int> exit_after_reports(bool failed, const Status& written) {

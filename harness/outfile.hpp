@@ -76,6 +76,9 @@ Status regular_file_to_read(const std::string& path, bool pipe_ok);
 // stop it, so that a pipe no program writes is never a silent hang. The
 // stream then reads as usual, to the writer's end.
 Result<std::FILE*> open_to_read(const std::string& path);
+// The whole of a text file ltt reads (a machine file, bench figures),
+// through open_to_read.
+Result<std::string> read_text_file(const std::string& path);
 
 // A run's exit once its reports are written: a report that could not be
 // (`written` failed) is exit 2, but a numerical failure's exit 1 (`failed`)

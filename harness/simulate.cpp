@@ -249,11 +249,9 @@ Status check_machine(const Machine& m, const std::string& what) {
 
 Result<Machine> load_machine(const std::string& path) {
   if (auto s = regular_file_to_read(path, true); !s.ok()) return LTT_USAGE("--machine ", s.error().message, " (a machine file)");
-  std::ifstream f(path);
-  if (!f) return LTT_USAGE("--machine ", path, ": cannot read it: ", std::strerror(errno));
-  std::stringstream text;
-  text << f.rdbuf();
-  return parse_machine(text.str(), path);
+  auto text = read_text_file(path);
+  if (!text.ok()) return LTT_USAGE("--machine ", text.error().message);
+  return parse_machine(*text, path);
 }
 
 Machine default_machine() {
@@ -772,13 +770,11 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
 
 Result<nlohmann::json> read_bench_json(const std::string& file, const std::string& flag) {
   if (auto s = regular_file_to_read(file, true); !s.ok()) return LTT_USAGE(flag, " ", s.error().message, " (ltt bench --json)");
-  std::ifstream f(file);
-  if (!f) return LTT_USAGE(flag, " ", file, ": cannot read it: ", std::strerror(errno));
-  std::stringstream text;
-  text << f.rdbuf();
+  auto text = read_text_file(file);
+  if (!text.ok()) return LTT_USAGE(flag, " ", text.error().message);
   std::string problem;
   try {
-    nlohmann::json b = parse_json_once(text.str(), problem);
+    nlohmann::json b = parse_json_once(*text, problem);
     if (!problem.empty())
       return LTT_USAGE(flag, " ", file, ": ", problem, ": not ltt bench's own figures");
     return b;

@@ -1073,6 +1073,44 @@ elif cls == "unseen":
     stfile.write("sh13.safetensors", {"output": ("BF16", [1] * 100000, b"\0\0")})
     r = refused(["verify", "--case", c13, "--output", "sh13.safetensors"], "has shape [1, 1, 1, 1, 1, 1, 1, 1, ...] (100000 dimensions)")
     expect(len(r.stderr) < 2000, f"the shape's message is short: {len(r.stderr)} characters", r)
+    # (g) simulate's --machine, a FIFO nothing writes yet: the wait is said (it was silent), then the file is read.
+    os.mkfifo("m13.json")
+    err = open("m13.err", "w")
+    p = subprocess.Popen([ltt, "simulate", "--machine", "m13.json", "--tp", "8", "--tokens", "1"], stdout=subprocess.PIPE,
+                         stderr=err, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and "waiting for a program to write" not in open("m13.err").read():
+        time.sleep(0.2)
+    expect("waiting for a program to write m13.json, a FIFO" in open("m13.err").read(), "--machine FIFO: the wait is said")
+    with open("m13.json", "w") as w:
+        w.write(open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "machines", "h200.json")).read())
+    try:
+        out13, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out13, _ = p.communicate()
+    expect(p.returncode == 0 and "tier" in out13, f"--machine FIFO, once written, is read: exit {p.returncode}")
+    # (h) A report sent to a FIFO nothing reads: the wait is said, then a reader gets the whole report.
+    os.mkfifo("r13.json")
+    err = open("r13.err", "w")
+    p = subprocess.Popen([ltt, "verify", "--case", c13, "--output", "o13.safetensors", "--json", "r13.json"],
+                         stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.time() + 30
+    while time.time() < deadline and "waiting for a program to read" not in open("r13.err").read():
+        time.sleep(0.2)
+    expect("waiting for a program to read --json r13.json, a FIFO that nothing reads yet" in open("r13.err").read(),
+           "--json FIFO with no reader: the wait is said")
+    got = open("r13.json").read()
+    p.wait(timeout=60)
+    expect(p.returncode == 0 and json.loads(got).get("finished") is True, f"--json FIFO, once read: exit {p.returncode}")
+    # (i) A report path or --out that is a loop of links: refused naming the flag, the links left as they were
+    # (a report replaced the link by a file, exit 0).
+    os.symlink("lb13", "la13")
+    os.symlink("la13", "lb13")
+    refused(["verify", "--case", c13, "--output", "o13.safetensors", "--json", "la13"], "--json la13: a loop of symbolic links")
+    refused(["simulate", "--tp", "8", "--tokens", "1", "--svg", "la13"], "--svg la13: a loop of symbolic links")
+    refused(["golden", "--out", "la13", *SMALL, "--tp", "8", "--tokens", "1"], "--out la13: a loop of symbolic links")
+    expect(os.path.islink("la13") and os.readlink("la13") == "lb13" and os.readlink("lb13") == "la13", "the loop's links are kept")
 else:
     sys.exit(f"unknown class {cls}")
 

@@ -111,7 +111,7 @@ open("bad.json", "w").write('{"name": "x"}')
 r = run("--machine", "bad.json")
 expect(r.returncode == 2 and "lacks the number" in r.stderr, "a machine file without its figures", r)
 r = run("--machine", "nope.json")
-expect(r.returncode == 2 and "cannot read it" in r.stderr, "a missing machine file", r)
+expect(r.returncode == 2 and "--machine nope.json: cannot open: No such file or directory" in r.stderr, "a missing machine file", r)
 r = run("--tokens", "9..3")
 expect(r.returncode == 2 and "runs backwards" in r.stderr, "a backwards range", r)
 
