@@ -61,6 +61,24 @@ def sha(path):
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
 
+def waiting(args, err_path, needle, **kw):
+    """Starts ltt with args (stderr to err_path), waits up to 30 s for `needle` there; -> (the process, its stderr so far)."""
+    p = subprocess.Popen([ltt] + args, stderr=open(err_path, "w"), text=True, **kw)
+    deadline = time.time() + 30
+    while time.time() < deadline and needle not in open(err_path).read():
+        time.sleep(0.2)
+    return p, open(err_path).read()
+
+
+def ended(p):
+    """The stdout of a process started by waiting(), once it ends (killed after 60 s)."""
+    try:
+        return p.communicate(timeout=60)[0] or ""
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.communicate()[0] or ""
+
+
 def a_case(name="case", tiers="1"):
     """A small case file and its expected output for tier 1."""
     d = os.path.join(work, name)
@@ -1051,21 +1069,13 @@ elif cls == "unseen":
     expect("which does not exist" not in r.stderr, "a loop of links in a directory is not called a link to nothing", r)
     # (e) A FIFO that nothing writes yet: ltt says what it waits for (it was silent for ever), then reads the writer's file.
     os.mkfifo("fifo13.safetensors")
-    err = open("fifo13.err", "w")
-    p = subprocess.Popen([ltt, "verify", "--case", c13, "--output", "fifo13.safetensors"], stdout=subprocess.PIPE, stderr=err, text=True)
-    deadline = time.time() + 30
-    while time.time() < deadline and "waiting for a program to write" not in open("fifo13.err").read():
-        time.sleep(0.2)
-    said = open("fifo13.err").read()
+    p, said = waiting(["verify", "--case", c13, "--output", "fifo13.safetensors"], "fifo13.err", "waiting for a program to write",
+                      stdout=subprocess.PIPE)
     expect("waiting for a program to write fifo13.safetensors, a FIFO that nothing has written yet" in said,
            f"a FIFO with no writer is said within 30 s: {said!r}")
     with open("fifo13.safetensors", "wb") as w:
         w.write(good)
-    try:
-        out13, _ = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out13, _ = p.communicate()
+    out13 = ended(p)
     expect(p.returncode == 0 and "# 1 case, 0 failed" in out13, f"the FIFO's file, once written, verifies: exit {p.returncode} {out13[-300:]}")
     # (f) A lower-case dtype says how safetensors spells it; a shape of 100,000 dimensions is not quoted whole.
     stfile.write("dt13.safetensors", {"output": ("bf16", [5, 256], t13["expected.tier1"][2])})
@@ -1075,33 +1085,21 @@ elif cls == "unseen":
     expect(len(r.stderr) < 2000, f"the shape's message is short: {len(r.stderr)} characters", r)
     # (g) simulate's --machine, a FIFO nothing writes yet: the wait is said (it was silent), then the file is read.
     os.mkfifo("m13.json")
-    err = open("m13.err", "w")
-    p = subprocess.Popen([ltt, "simulate", "--machine", "m13.json", "--tp", "8", "--tokens", "1"], stdout=subprocess.PIPE,
-                         stderr=err, text=True)
-    deadline = time.time() + 30
-    while time.time() < deadline and "waiting for a program to write" not in open("m13.err").read():
-        time.sleep(0.2)
-    expect("waiting for a program to write m13.json, a FIFO" in open("m13.err").read(), "--machine FIFO: the wait is said")
+    p, said = waiting(["simulate", "--machine", "m13.json", "--tp", "8", "--tokens", "1"], "m13.err", "waiting for a program to write",
+                      stdout=subprocess.PIPE)
+    expect("waiting for a program to write m13.json, a FIFO" in said, f"--machine FIFO: the wait is said: {said!r}")
     with open("m13.json", "w") as w:
         w.write(open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "machines", "h200.json")).read())
-    try:
-        out13, _ = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out13, _ = p.communicate()
+    out13 = ended(p)
     expect(p.returncode == 0 and "tier" in out13, f"--machine FIFO, once written, is read: exit {p.returncode}")
     # (h) A report sent to a FIFO nothing reads: the wait is said, then a reader gets the whole report.
     os.mkfifo("r13.json")
-    err = open("r13.err", "w")
-    p = subprocess.Popen([ltt, "verify", "--case", c13, "--output", "o13.safetensors", "--json", "r13.json"],
-                         stdout=subprocess.DEVNULL, stderr=err)
-    deadline = time.time() + 30
-    while time.time() < deadline and "waiting for a program to read" not in open("r13.err").read():
-        time.sleep(0.2)
-    expect("waiting for a program to read --json r13.json, a FIFO that nothing reads yet" in open("r13.err").read(),
-           "--json FIFO with no reader: the wait is said")
+    p, said = waiting(["verify", "--case", c13, "--output", "o13.safetensors", "--json", "r13.json"], "r13.err",
+                      "waiting for a program to read", stdout=subprocess.DEVNULL)
+    expect("waiting for a program to read --json r13.json, a FIFO that nothing reads yet" in said,
+           f"--json FIFO with no reader: the wait is said: {said!r}")
     got = open("r13.json").read()
-    p.wait(timeout=60)
+    ended(p)
     expect(p.returncode == 0 and json.loads(got).get("finished") is True, f"--json FIFO, once read: exit {p.returncode}")
     # (i) A report path or --out that is a loop of links: refused naming the flag, the links left as they were
     # (a report replaced the link by a file, exit 0).
