@@ -285,9 +285,10 @@ Result<int> run_verify(const VerifyOptions& o) {
                            " in the file, the set [", adm.lo.data()[first], ", ", adm.hi.data()[first],
                            "]): the file was edited or made by another ltt", unlike,
                            "; make it again with ltt golden (ltt regress DIR checks a golden set)");
-        // A ring's sets hold one-shot's members too, so a one-shot case
-        // whose algo label was edited to ring passes the check above, and
-        // would judge outputs by sets wider than its data were made for.
+        // A ring's sets are wider than one-shot's and can take in a one-shot
+        // case's expected output, so a one-shot case whose algo label was
+        // edited to ring can pass the check above, and would judge outputs by
+        // sets wider than its data were made for.
         // Its expected output gives it away: bitwise ltt's one-shot
         // reference, not its ring one (the two differ wherever a hop rounds).
         if (judged_algo(contract.algo, c.in.p.T) == Algo::ring) {
