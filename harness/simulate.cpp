@@ -171,6 +171,9 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
         return LTT_USAGE(path, ": the machine file has the key '", key, "', which no machine figure bears (they are ",
                          join(std::vector<std::string>(known.begin(), known.end()), ", "),
                          "): correct its name or remove it; the collective is the flag --collective");
+    for (const char* key : {"name", "source"})  // words, said by key (nlohmann's type error names none)
+      if (j.contains(key) && !j[key].is_string())
+        return LTT_USAGE(path, ": '", key, "' is ", json_excerpt(j[key]), ", not a string");
     Machine m;
     m.name = j.value("name", path);
     m.source = j.value("source", "");

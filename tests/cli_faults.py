@@ -1109,6 +1109,12 @@ elif cls == "unseen":
     refused(["simulate", "--tp", "8", "--tokens", "1", "--svg", "la13"], "--svg la13: a loop of symbolic links")
     refused(["golden", "--out", "la13", *SMALL, "--tp", "8", "--tokens", "1"], "--out la13: a loop of symbolic links")
     expect(os.path.islink("la13") and os.readlink("la13") == "lb13" and os.readlink("lb13") == "la13", "the loop's links are kept")
+    # (j) A machine file whose name or source is not a string: the key is named (the type error named none).
+    machine = json.load(open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "machines",
+                                          "h200.json")))
+    for key in ("name", "source"):
+        json.dump({**machine, key: 5}, open("n13.json", "w"))
+        refused(["simulate", "--machine", "n13.json", "--tp", "8", "--tokens", "1"], f"n13.json: '{key}' is 5, not a string")
 else:
     sys.exit(f"unknown class {cls}")
 
