@@ -121,6 +121,15 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
     for (const auto& [k, v] : j.items())
       if (k != "files" && k != "ltt_version")
         return LTT_USAGE(path, ": unknown key '", k, "' (a manifest holds ltt_version and files; ltt golden would drop it)");
+    // ltt golden writes the version that made the set, and keeps it: a
+    // manifest without it, or with a version that is not a string, was not
+    // written by ltt.
+    if (!j.contains("ltt_version"))
+      return LTT_USAGE(path, ": not a manifest: it lacks ltt_version (ltt golden writes ltt_version and files): restore it, "
+                       "or write the set again with ltt golden");
+    if (!j["ltt_version"].is_string() || j["ltt_version"].get<std::string>().empty())
+      return LTT_USAGE(path, ": 'ltt_version' is ", json_excerpt(j["ltt_version"]), ": it must be the version string of the "
+                       "ltt that wrote the set (ltt --version prints this one's)");
     std::set<std::string> seen;
     size_t index = 0;
     for (const auto& e : j["files"]) {
@@ -148,6 +157,9 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
       // reach (and, for golden, write) outside it.
       if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos || file.find('\0') != std::string::npos)
         return LTT_USAGE(path, ": entry file '", file, "' is not a file name in the manifest's directory");
+      // The manifest is no case file of its set: regress would read it as one, golden write a case over it.
+      if (file == "manifest.json")
+        return LTT_USAGE(path, ": ", at, " is the manifest itself, not a case file: take that entry out");
       if (!seen.insert(file).second) return LTT_USAGE(path, ": ", file, " is listed twice: keep one entry");
       if (!e["committed"].is_boolean())
         return LTT_USAGE(path, ": ", file, ": 'committed' is ", json_excerpt(e["committed"]), ": it must be true or false");
@@ -324,6 +336,15 @@ Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, co
                        "elsewhere");
   }
   std::error_code ec;
+  // The file lands by a rename, which cannot replace a directory (nor should
+  // it a FIFO, a socket or a device): refused before any work, listed or not.
+  // A link is replaced by the file (its target is left as it was).
+  if (!hash_only) {
+    const auto st = fs::symlink_status(cat(dir, "/", file), ec);
+    if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_symlink(st))
+      return LTT_USAGE(dir, "/", file, " is ", fs::is_directory(st) ? "a directory" : "not a regular file",
+                       ": golden writes the set's file of that name there; move it away, or give another --out");
+  }
   if (locked && !hash_only && !listed && fs::exists(fs::symlink_status(cat(dir, "/", file), ec)))
     return LTT_USAGE(dir, "/", file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
                      "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "

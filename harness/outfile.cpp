@@ -36,17 +36,22 @@ bool write_all(int fd, const std::string& text) {
 // waiting, tried again each 0.1 s, and the wait is said once after 5 s (what
 // ltt waits for, how to stop it), so that a report sent to a pipe nothing
 // reads is never a silent hang. -1 with errno set on another failure.
+// A FIFO opened without blocking (so that its wait can be said) made
+// blocking for the reads or writes that follow. On failure the descriptor is
+// closed, errno kept, and false returned.
+bool make_blocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0) return true;
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  return false;
+}
+
 int open_fifo_to_write(const std::string& flag, const std::string& shown, const std::string& path) {
   for (int tries = 0;; ++tries) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) {
-      const int flags = ::fcntl(fd, F_GETFL);
-      if (flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0) return fd;
-      const int err = errno;
-      ::close(fd);
-      errno = err;
-      return -1;
-    }
+    if (fd >= 0) return make_blocking(fd) ? fd : -1;
     if (errno != ENXIO) return -1;  // ENXIO: no reader yet
     if (tries == 50) {
       std::fflush(stdout);
@@ -232,12 +237,7 @@ Result<std::FILE*> open_to_read(const std::string& path) {
                            "writer, or stop ltt (Ctrl-C)\n", path.c_str());
       said = true;
     }
-    const int flags = ::fcntl(fd, F_GETFL);
-    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-      const int err = errno;
-      ::close(fd);
-      return LTT_USAGE(path, ": cannot read the FIFO: ", std::strerror(err));
-    }
+    if (!make_blocking(fd)) return LTT_USAGE(path, ": cannot read the FIFO: ", std::strerror(errno));
   }
   std::FILE* f = ::fdopen(fd, "rb");
   if (!f) {

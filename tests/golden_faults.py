@@ -17,7 +17,13 @@ e. (a review acting as a new user) a set another run holds is refused, never
    rewritten from a stale manifest; a file cut short is that set's drift and
    the other sets are still regressed; a hash-only set's file present on disk
    is checked; a renamed file is drift; a malformed or incomplete entry, a
-   FIFO and a full standard output are refused (exit 2).
+   FIFO and a full standard output are refused (exit 2);
+f. a SIGKILLed run's temporaries are removed by the next golden into the set;
+g. (found by the forty-ninth session, mended in the fiftieth) a manifest
+   entry naming manifest.json, and a manifest lacking ltt_version or with one
+   that is not a string, are refused (exit 2); golden where a listed case
+   name is a directory is refused before its table starts; regress judges a
+   case file that is a link by its target's bytes.
 
 usage: golden_faults.py LTT WORKDIR
 """
@@ -349,5 +355,39 @@ r = run("golden", "--out", k, "--dims", "small", "--tp", "8", "--tokens", "33", 
 assert r.returncode == 0 and "removed 2 temporary file(s) that a killed run left" in r.stderr, r.stdout + r.stderr
 assert not any(os.path.exists(os.path.join(k, f)) for f in left) and all(os.path.exists(os.path.join(k, f)) for f in keep), os.listdir(k)
 print("f. a SIGKILLed run's temporaries removed by the next golden into the set, and said; other files kept")
+passed += 1
+# g. Found by the forty-ninth session. An entry naming the manifest itself was read as a case file (drift, exit 1).
+regress_refuses(lambda x: x.update(file="manifest.json"), "entry 0 (manifest.json) is the manifest itself, not a case file")
+# A manifest without ltt_version, or with a number there, was accepted; golden writes the version string.
+for edit, needle in ((lambda m: m.pop("ltt_version"), "it lacks ltt_version"), (lambda m: m.update(ltt_version=5), "'ltt_version' is 5"),
+                     (lambda m: m.update(ltt_version=""), "'ltt_version' is \"\"")):
+    m = json.loads(json.dumps(good))
+    edit(m)
+    json.dump(m, open(os.path.join(g, "manifest.json"), "w"))
+    for args in (("regress", g), ("golden", "--out", g, *SET)):
+        r = run(*args)
+        assert r.returncode == 2 and needle in r.stderr, (args, needle, r.stdout + r.stderr)
+json.dump(good, open(os.path.join(g, "manifest.json"), "w"))
+regress_ok(g)
+# A listed case name that is a directory: refused before the table starts (it was refused at the rename, the
+# header printed); the directory is kept.
+os.rename(os.path.join(g, DEFAULT), os.path.join(work, "kept"))
+os.mkdir(os.path.join(g, DEFAULT))
+r = golden(g)
+assert r.returncode == 2 and f"{DEFAULT} is a directory: golden writes the set's file of that name there" in r.stderr \
+    and "# ltt golden" not in r.stdout and os.path.isdir(os.path.join(g, DEFAULT)), r.stdout + r.stderr
+os.rmdir(os.path.join(g, DEFAULT))
+# A case file that is a link is read through it: its target's bytes are judged (git-annex keeps files as links).
+os.symlink(os.path.abspath(os.path.join(work, "kept")), os.path.join(g, DEFAULT))
+regress_ok(g)
+raw = bytearray(read(os.path.join(work, "kept")))
+raw[-1] ^= 1
+open(os.path.join(work, "flipped"), "wb").write(raw)
+os.remove(os.path.join(g, DEFAULT))
+os.symlink(os.path.abspath(os.path.join(work, "flipped")), os.path.join(g, DEFAULT))
+r = run("regress", g)
+assert r.returncode == 1 and f"DRIFT {DEFAULT}" in r.stdout, r.stdout + r.stderr
+print("g. an entry naming the manifest, a manifest lacking ltt_version or with a number there: exit 2; a listed name that "
+      "is a directory: refused before the table; a case file that is a link: its target judged")
 passed += 1
 print(f"{passed} passed, 0 failed")
