@@ -1,5 +1,6 @@
-# Fiftieth session, call 1: the tree session 49 ended on (its last harness
-# change, b92b98f, never ran on the GPU machine: no machine would start).
+# Fiftieth session, call 1: session 49's last harness change (b92b98f, which
+# never ran on the GPU machine: no machine would start) and this session's
+# first (golden and regress read manifests more strictly; make_blocking).
 # Every target built (gcc 13); the closing checks (the suite by the README's
 # GPU-machine command, the cuda mutants, process per rank against the fake
 # ranks, the main job's adversarial cases); memcheck on a small case of every
