@@ -573,14 +573,14 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         if (!res.ok) {
           res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), shell_word(self_path()), " check --tier ", tier,
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
-                          " --seed ", p.seed, " --eps ", p.eps, " --algo ", name(contract.algo),
+                          " --seed ", p.seed, " --eps ", shortest(p.eps), " --algo ", name(contract.algo),
                           o.plant.empty() ? std::string() : cat(" --plant ", shell_word(o.plant)),
                           o.backend == "cpu" ? std::string() : cat(" --backend ", o.backend),
                           o.mutant.empty() ? std::string() : cat(" --mutant ", shell_word(o.mutant)),
                           vseed ? cat(" --variant ", *vseed) : std::string(),
                           member_run.gemm_algo >= 0 ? cat(" --gemm-algos ", member_run.gemm_algo) : std::string(),
-                          o.ulp_max >= 0 ? cat(" --ulp-max ", o.ulp_max) : std::string(),
-                          o.ulp_frac >= 0 ? cat(" --ulp-frac ", o.ulp_frac) : std::string(),
+                          o.ulp_max >= 0 ? cat(" --ulp-max ", shortest(o.ulp_max)) : std::string(),
+                          o.ulp_frac >= 0 ? cat(" --ulp-frac ", shortest(o.ulp_frac)) : std::string(),
                           after_tier0_cases ? "  # tier 0 ran other cases before it in this process, and its "
                                               "Lamport buffers carry over: if this passes alone, rerun the whole command"
                                             : "");

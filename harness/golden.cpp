@@ -46,16 +46,6 @@ std::vector<int> tiers_for(const Problem& p, std::vector<int> tiers) {
   return tiers;
 }
 
-// The shortest %g spelling of x that strtod reads back as x itself.
-std::string shortest(double x) {
-  char b[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(b, sizeof b, "%.*g", prec, x);
-    if (std::strtod(b, nullptr) == x) break;
-  }
-  return b;
-}
-
 // The metadata make_case() writes for this set (checked against it).
 std::map<std::string, std::string> case_file_metadata(const Problem& p, const std::vector<int>& tiers,
                                                       const CaseContract& c) {

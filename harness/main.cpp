@@ -536,6 +536,20 @@ int run_ltt(int argc, char** argv) {
         return 2;
       }
       if (opt->get_expected_max() == 0) continue;
+      // "--json --markdown": CLI11 takes the next word as the value, even a
+      // flag of this command, so the report went to a file named
+      // "--markdown" and no Markdown was written. A value that is one of the
+      // command's flags is refused; --json=--markdown still names such a file.
+      if (a.find('=') == std::string::npos && i + 1 < argc) {
+        const std::string next = argv[i + 1];
+        if (next.size() > 2 && next.compare(0, 2, "--") == 0 && sub->get_option_no_throw(next.substr(0, next.find('=')))) {
+          if (flags::launched_rank() != 0) return 2;
+          std::fprintf(stderr, "ltt %s: %s takes a value, and the word after it is the flag %s: give %s its value (a value "
+                       "that is spelt like a flag: %s=%s)\n", sub->get_name().c_str(), name.c_str(), ltt::printable(next).c_str(),
+                       name.c_str(), name.c_str(), ltt::printable(next).c_str());
+          return 2;
+        }
+      }
       if (!seen.insert(name).second) {
         if (flags::launched_rank() != 0) return 2;
         // The list hint where the option takes a list (its help says "comma-separated").

@@ -427,9 +427,9 @@ std::string ring_note(size_t ring, size_t total) {
 
 std::string strict_gate_clause(const CheckOptions& o) {
   std::string s;
-  if (o.ulp_max >= 0) s += cat(", and (--ulp-max) every element within ", fmt("%g", o.ulp_max), " ULP of the emulated reference");
+  if (o.ulp_max >= 0) s += cat(", and (--ulp-max) every element within ", shortest(o.ulp_max), " ULP of the emulated reference");
   if (o.ulp_frac >= 0)
-    s += cat(", and (--ulp-frac) at most ", fmt("%g%%", 100 * o.ulp_frac), " of the elements differing from the emulated reference");
+    s += cat(", and (--ulp-frac) at most ", fmt("%.10g%%", 100 * o.ulp_frac), " of the elements differing from the emulated reference");
   return s;
 }
 

@@ -660,7 +660,9 @@ struct Point {
 
 // Whether the figure `flag` sets is read by some prediction at `at`: the
 // predictions there under other values of it (a thousandth and a thousand
-// times a rate or latency; one GPU per node and the most; the other
+// times a rate or latency, and 1e-3 and 1e9 themselves, so that a given
+// value at an end of its range, whose thousandfold changes nothing, is still
+// probed where the figure counts; one GPU per node and the most; the other
 // collectives) differ from the given machine's somewhere.
 bool what_if_read(const std::string& flag, const Machine& m, Dims d, const std::vector<Point>& at) {
   std::vector<Machine> others;
@@ -668,6 +670,11 @@ bool what_if_read(const std::string& flag, const Machine& m, Dims d, const std::
     for (double by : {1e-3, 1e3}) {
       Machine x = m;
       x.*f *= by;
+      others.push_back(x);
+    }
+    for (double to : {1e-3, 1e9}) {
+      Machine x = m;
+      x.*f = to;
       others.push_back(x);
     }
   };

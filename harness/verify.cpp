@@ -376,8 +376,8 @@ Result<int> run_verify(const VerifyOptions& o) {
       if (!res.ok) {
         ++failed;
         res.repro = cat(shell_word(self_path()), " verify --case ", shell_word(case_file), " --output ", shell_word(out_file), " --tier ", tier,
-                        ro.ulp_max >= 0 ? cat(" --ulp-max ", ro.ulp_max) : std::string(),
-                        ro.ulp_frac >= 0 ? cat(" --ulp-frac ", ro.ulp_frac) : std::string());
+                        ro.ulp_max >= 0 ? cat(" --ulp-max ", shortest(ro.ulp_max)) : std::string(),
+                        ro.ulp_frac >= 0 ? cat(" --ulp-frac ", shortest(ro.ulp_frac)) : std::string());
       }
       start_table();
       report.add(res);

@@ -92,8 +92,9 @@ Status validate(const Problem& p) {
   // rounding analysis holds only while that stays below eps's own rounding
   // (2^-24 eps). Below it no bound exists (the analysis divides by ~0).
   if (const double floor = p.L * std::ldexp(1.0, -102); p.eps < floor)
-    return LTT_USAGE("eps = ", p.eps, " is below L 2^-102 = ", floor, " (L = ", p.L,
-                     "): squares flushed to zero (FTZ) could then outweigh eps, and no error bound holds; use eps >= ", floor);
+    return LTT_USAGE("eps = ", shortest(p.eps), " is below L 2^-102 = ", shortest(floor), " (L = ", p.L,
+                     "): squares flushed to zero (FTZ) could then outweigh eps, and no error bound holds; use eps >= ",
+                     shortest(floor));
   if (p.T > 256 && p.dist == Dist::exact)
     return LTT_USAGE("the exact distribution needs T <= 256 (its sums must fit bf16's 8-bit significand)");
   return {};

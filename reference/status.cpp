@@ -1,6 +1,9 @@
 // Error formatting: the one place that decides how an error reads.
 #include "status.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace ltt {
 
 std::string printable(const std::string& s) {
@@ -34,6 +37,15 @@ std::string Error::describe() const {
   s += printable(message);
   if (file && *file) s += cat(" (", file, ":", line, ")");
   return s;
+}
+
+std::string shortest(double x) {
+  char b[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(b, sizeof b, "%.*g", prec, x);
+    if (std::strtod(b, nullptr) == x) break;
+  }
+  return b;
 }
 
 }  // namespace ltt

@@ -40,6 +40,11 @@ std::string cat(const A&... a) {
   return os.str();
 }
 
+// The shortest %g spelling of x that strtod reads back as x itself: a
+// figure in a message or a command (reproduce) that means the very number
+// used (cat's six digits do not: --ulp-frac 0.04218749 read 0.0421875).
+std::string shortest(double x);
+
 // s with its control characters written as escapes (\n, \t, \0, \xHH), so a
 // name holding them (a file called "a\nb") stays on its one line of a report
 // or message, and a NUL no longer cuts the rest of the line off.

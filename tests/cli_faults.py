@@ -1115,6 +1115,38 @@ elif cls == "unseen":
     for key in ("name", "source"):
         json.dump({**machine, key: 5}, open("n13.json", "w"))
         refused(["simulate", "--machine", "n13.json", "--tp", "8", "--tokens", "1"], f"n13.json: '{key}' is 5, not a string")
+    # 14. Found by the fiftieth session, a review of the flags and reports.
+    # (a) The reproduce line (and the gate's header) printed --ulp-frac, --ulp-max and --eps to six digits:
+    # the command it gave judged another threshold or case (exit 0 or 2 where the run failed).
+    one = ["--dims", "small", "--tp", "8", "--tokens", "5", "--dist", "realistic"]
+    for tier, gate, value in (("3", "--ulp-frac", "0.04218749"), ("1", "--ulp-max", "1.9999999")):
+        r = run([ltt, "check", "--tier", tier, *one, "--variant", "10", gate, value])
+        line = [x for x in r.stdout.splitlines() if "reproduce:" in x]
+        expect(r.returncode == 1 and len(line) >= 1 and f"{gate} {value}" in line[0], f"{gate} {value}: the reproduce line keeps it", r)
+        if line:
+            again = run(line[0].split("reproduce:", 1)[1].strip().split())
+            expect(again.returncode == 1, f"{gate} {value}: the reproduce command fails again", again)
+    r = run([ltt, "check", "--tier", "1", *one, "--eps", "0.001234444", "--plant", "rank-differs"])
+    expect(r.returncode == 1 and "--eps 0.001234444 " in r.stdout, "--eps 0.001234444: the reproduce line keeps it", r)
+    r = refused(["check", *one, "--eps", "2.5e-29"], "use eps >= 2.524354896707238e-29")
+    expect(run([ltt, "check", "--tier", "1", *one, "--eps", "2.524354896707238e-29"]).returncode == 0, "the floor the message gives is taken")
+    # (b) A flag without its value took the next flag as its path: the JSON went to a file named --markdown, exit 0.
+    os.makedirs("f14", exist_ok=True)
+    refused(["check", "--tier", "1", *one, "--json", "--markdown"], "--json takes a value, and the word after it is the flag --markdown",
+            what="--json --markdown: refused")
+    refused(["simulate", "--tp", "8", "--tokens", "1", "--svg", "--fake"], "--svg takes a value, and the word after it is the flag --fake")
+    expect(not os.path.exists("--markdown") and not os.path.exists("--fake"), "no file named after the flag")
+    r = run([ltt, "check", "--tier", "1", *one, "--json=f14/--markdown"])
+    expect(r.returncode == 0 and os.path.exists("f14/--markdown"), "--json=VALUE names a file spelt like a flag", r)
+    # (c) simulate refused a what-if at an end of its range (--copy-GBps 1e9, --link-us 1e-20) as read by no prediction,
+    # though it moves them: the probe scaled the given value by 1000, where nothing moves any more.
+    base = run([ltt, "simulate", "--tp", "8", "--tokens", "1"])
+    for what in (["--copy-GBps", "1e9"], ["--link-us", "1e-20"], ["--nccl-us", "1e-20"]):
+        r = run([ltt, "simulate", "--tp", "8", "--tokens", "1", *what])
+        expect(r.returncode == 0, f"simulate {' '.join(what)}: a figure the predictions read is taken", r)
+    r = run([ltt, "simulate", "--tp", "8", "--tokens", "1", "--copy-GBps", "1e9"])
+    rows = [[x for x in q.stdout.splitlines() if not x.startswith("#")] for q in (base, r)]
+    expect(rows[0] and rows[0] != rows[1], "--copy-GBps 1e9 moves a prediction", r)
 else:
     sys.exit(f"unknown class {cls}")
 

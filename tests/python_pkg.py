@@ -127,8 +127,10 @@ v = ltt.verify(case, far, tier=1)
 shown = re.search(r"Greatest distance: (\S+) bf16 steps", v.message())
 listed = max(float(f["steps"]) for f in v.first_outside)
 expect(v.outside > 20 and v.steps_max > listed, f"the far element is past the listed ones: {v.outside} {v.steps_max} {listed}")
-expect(shown and float(shown.group(1)) == v.steps_max and "after the first 20 outside" in v.message(),
-       f"the message gives the greatest distance over every element ({v.steps_max}): {v.message()}")
+# The farthest element is the report's farthest_outside, named with its index (it was "an element after
+# the first 20", with the farthest of the 20 named instead).
+expect(shown and float(shown.group(1)) == v.steps_max and f"bf16 steps at index (4, 100)" in v.message(),
+       f"the message gives the greatest distance over every element ({v.steps_max}) and where: {v.message()}")
 nan = y.copy()
 nan[1, 2] = np.nan
 expect("Greatest distance: a NaN/Inf class mismatch at index (1, 2)" in ltt.verify(case, nan, tier=1).message(),
@@ -246,7 +248,7 @@ for call, needle in ((lambda: ltt.Case(fewer), "has shape"), (lambda: ltt.Case(e
                      (lambda: ltt.Case(deep), "nests too deep"), (lambda: ltt.case(algo=1), "algo must be a string"),
                      (lambda: ltt.verify(None, y, tier=1), "case must be an ltt.Case"),
                      (lambda: ltt.verify(case, None, tier=1), "is None"),
-                     (lambda: ltt.case(tiers=1.5), "tiers must be one integer"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
+                     (lambda: ltt.case(tiers=1.5), "tiers must be 'all', one tier"), (lambda: ltt.case(eps="abc"), "eps must be a number"),
                      (lambda: ltt.verify(case, y, tier=1, rank=[0, 1]), "a rank must be an integer"),
                      # a digit that int() does not read ("\u00b2".isdigit() is True)
                      (lambda: ltt.verify(case, y, tier="\u00b2"), "tier must be an integer"),
@@ -265,6 +267,106 @@ for call, needle in ((lambda: ltt.Case(fewer), "has shape"), (lambda: ltt.Case(e
     except Exception as e:
         expect(isinstance(e, ltt.LttError) and needle in str(e), f"want an LttError naming {needle!r}: {e!r}")
 expect(ltt.case(tp=8, tokens=5, dims="small", tiers=1, workdir=os.path.join(work, "case")).tiers == [1], "tiers=1, one integer")
+# Found by the fiftieth session's review of the package.
+# (a) float64 was rounded to float32, then by ltt to bf16: twice. A value just past a bf16 halfway point
+# landed on it, and ties-to-even took the wrong neighbour: a wrong output passed, a right one failed.
+ulp = 2.0 ** (np.floor(np.log2(np.abs(y.astype(np.float64)) + 1e-300)) - 7)  # a bf16 step at each element
+over = y.astype(np.float64) - np.sign(y) * ulp * (0.5 + 2.0 ** -30)  # past half a step toward zero: rounds to y's neighbour
+under = y.astype(np.float64) + np.sign(y) * ulp * (0.5 - 2.0 ** -30)  # short of half a step away: rounds back to y
+i = (0, 0) if y[0, 0] != 0 else (0, 1)
+one = y.astype(np.float64)
+one[i] = over[i]
+expect(not ltt.verify(case, one, tier=1).passed and ltt.verify(case, under, tier=1).passed,
+       "float64 rounded once to bf16: one element a half step past its value fails, every one a half step short passes")
+expect(np.array_equal(emulate.bf16(ltt._core._to_numpy(under)), y) and emulate.bf16(np.float64(1.0039062509313226)) == np.float32(1.0078125),
+       "float64 to bf16 once: the package's outputs and emulate.bf16")
+try:
+    import torch
+    expect(ltt.verify(case, torch.from_numpy(under), tier=1).passed and not ltt.verify(case, torch.from_numpy(one), tier=1).passed,
+           "a torch float64 output rounded once")
+except ImportError:
+    pass
+# (b) Values that are no numbers were converted and judged; a rank beside a dict of ranks was ignored; bad
+# tiers were a TypeError; eps=True was 1.0; norm=case.norm ("declared") was refused; "" and False ignored.
+for call, needle in ((lambda: ltt.verify(case, y > 0, tier=1), "not numbers"),
+                     (lambda: ltt.verify(case, y.astype(str), tier=1), "not numbers"),
+                     (lambda: ltt.verify(case, {0: y}, tier=1, rank=5), "rank=5 with a dict of outputs"),
+                     (lambda: ltt.verify(case, y[:4], tier=1), "ltt.verify: the output of rank 0 has shape (4, 256)"),
+                     (lambda: ltt.case(tiers=[1, "x"]), "'x' is not a tier"),
+                     (lambda: ltt.case(tiers=[1, None]), "None is not a tier"),
+                     (lambda: ltt.case(tiers=[]), "tiers is empty"),
+                     (lambda: ltt.case(eps=True), "eps must be a number, not True"),
+                     (lambda: ltt.case(norm=False), "norm must be None"),
+                     (lambda: ltt.case(algo=""), "algo must be a string"),
+                     (lambda: ltt.case(workdir=""), "workdir must be a folder's path")):
+    try:
+        call()
+        fails.append(f"accepted: {needle}")
+    except Exception as e:
+        expect(isinstance(e, ltt.LttError) and needle in str(e), f"want an LttError naming {needle!r}: {e!r}")
+try:
+    ltt.case(tp=8.5)
+except ltt.LttError as e:
+    expect("call it once per value" not in str(e), f"tp=8.5 is no list of values: {e}")
+expect(ltt.case(tp=8, tokens=5, dims="small", tiers=np.array([2, 1]), workdir=os.path.join(work, "case")).tiers == [1, 2]
+       and ltt.case(tp=8, tokens=5, dims="small", tiers=[1], norm=case.norm, workdir=os.path.join(work, "case")).norm == "declared",
+       "tiers as an array; norm=case.norm")
+# (c) Case(path) loaded files ltt refuses: a tensor of another dtype, metadata lacking rmsnorm_order or
+# holding a value ltt refuses; a FIFO was waited on in silence.
+f32 = recrafted("f32.safetensors", lambda h: h["routed.rank0"].update(dtype="F32"))
+raw_f32 = open(f32, "rb").read()
+(n32,) = struct.unpack("<Q", raw_f32[:8])
+h32 = json.loads(raw_f32[8:8 + n32])
+b, e_ = h32["routed.rank0"]["data_offsets"]
+h32["routed.rank0"]["data_offsets"] = [b, b + 2 * (e_ - b)]  # a whole F32 tensor: the others' offsets shift
+for name, t in h32.items():
+    if name != "__metadata__" and name != "routed.rank0" and t["data_offsets"][0] >= e_:
+        t["data_offsets"] = [x + (e_ - b) for x in t["data_offsets"]]
+hb = json.dumps(h32).encode()
+hb += b" " * (-len(hb) % 8)
+data = raw_f32[8 + n32:]
+open(f32, "wb").write(struct.pack("<Q", len(hb)) + hb + data[:e_] + bytes(e_ - b) + data[e_:])
+fifo = os.path.join(work, "case.fifo")
+os.mkfifo(fifo)
+for path, needle in ((f32, "tensor 'routed.rank0' is F32, a case file's is BF16"),
+                     (recrafted("nonorm.safetensors", lambda h: h["__metadata__"].pop("rmsnorm_order")), "lack rmsnorm_order"),
+                     (recrafted("bogus.safetensors", lambda h: h["__metadata__"].update(rmsnorm_order="bogus")), "rmsnorm_order 'bogus'"),
+                     (fifo, "is not a regular file")):
+    try:
+        ltt.Case(path)
+        fails.append(f"Case() accepted {path}")
+    except Exception as e:
+        expect(isinstance(e, ltt.LttError) and needle in str(e), f"want an LttError naming {needle!r}: {e!r}")
+    r = subprocess.run([ltt_bin, "verify", "--case", path, "--output", outs_file], capture_output=True, text=True, timeout=10) \
+        if path != fifo else None
+    expect(r is None or r.returncode == 2, f"ltt refuses {path} too: {r and r.stderr}")
+# (d) A copy of a temporary Case keeps its folder while it lives (the original's collection removed it).
+import copy  # noqa: E402
+tc = ltt.case(tp=8, tokens=5, dims="small", tiers=[1])
+cc = copy.copy(tc)
+del tc
+gc.collect()
+expect(os.path.exists(cc.path) and ltt.verify(cc, y, tier=1).passed, "a copy keeps the temporary case's folder")
+folder = os.path.dirname(cc.path)
+del cc
+gc.collect()
+expect(not os.path.exists(folder), f"the folder goes with the last copy: {folder}")
+# (e) A folder whose name is not UTF-8 (ltt echoes it): no UnicodeDecodeError.
+odd = os.path.join(os.fsencode(work), b"odd\xff")
+os.makedirs(odd)
+try:
+    oc = ltt.case(tp=8, tokens=5, dims="small", tiers=[1], workdir=os.fsdecode(odd))
+    expect(not ltt.verify(oc, bad, tier=1).passed, "a failing output in a non-UTF-8 folder")
+except Exception as e:
+    fails.append(f"a non-UTF-8 workdir: {e!r}")
+# (f) A program that is not ltt and writes no report: its exit status and the question, not an empty reason.
+os.environ["LTT"] = shutil.which("false")
+try:
+    ltt.verify(case, y, tier=1)
+    fails.append("LTT=false gave a verdict")
+except Exception as e:
+    expect(isinstance(e, ltt.LttError) and "(exit 1) wrote no report: it said nothing: is it ltt?" in str(e), f"LTT=false: {e!r}")
+os.environ["LTT"] = ltt_bin
 expect(bool(ltt.verify(case.path, y, tier=1)) == bool(ltt.verify(case, y, tier=1)), "verify takes a case file's path as its Case")
 # An $LTT that runs but is no ltt (it exits 0 and writes nothing): an LttError, not FileNotFoundError.
 os.environ["LTT"] = shutil.which("true")

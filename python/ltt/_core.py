@@ -51,7 +51,8 @@ def _run(args, what=None, hide=None):
     folder `hide` (a temporary one, gone once the error is read) said as "the output" in ltt's words."""
     exe = binary()
     try:
-        r = subprocess.run([exe, *args], capture_output=True, text=True)
+        # ltt echoes paths, which Linux lets hold any byte: one that is not UTF-8 is shown escaped (\\xff).
+        r = subprocess.run([exe, *args], capture_output=True, text=True, errors="backslashreplace")
     except OSError as e:
         raise LttError(f"could not run {exe}: {e}; {_HOW}") from None
     if r.returncode == 2:
@@ -67,8 +68,9 @@ def _run(args, what=None, hide=None):
 _DTYPES = {"BF16": 2, "F32": 4, "F64": 8}
 
 
-def _read(path):
-    """A safetensors file's tensors and metadata; a file that is not one is an LttError naming why."""
+def _read(path, dtypes=None):
+    """A safetensors file's tensors and metadata; a file that is not one is an LttError naming why.
+    `dtypes`, a dict, receives each tensor's dtype as the file names it (BF16, F32, F64)."""
     try:
         raw = open(path, "rb").read()
     except OSError as e:
@@ -117,6 +119,8 @@ def _read(path):
         else:
             arr = np.frombuffer(buf, dtype="<f8").copy()
         out[name] = arr.reshape(t["shape"])
+        if dtypes is not None:
+            dtypes[name] = t["dtype"]
     return out, meta
 
 
@@ -133,15 +137,46 @@ def _write(path, tensors):
         f.write(struct.pack("<Q", len(h)) + h + blob)
 
 
+def _round_to_odd_f32(a):
+    """A real array of more precision than float32 (float64, long double, integers) rounded to float32 by
+    round-to-odd: toward zero, then the last bit set where that was inexact. float32 keeps 16 bits more than
+    bf16, so the one rounding to bf16 that follows (ltt's, or emulate.bf16) gives a's nearest bf16, ties to
+    even, as rounding a once would. Rounding to nearest float32 first would round twice: a value just past a
+    bf16 halfway point can land on it, and ties-to-even then picks the other neighbour."""
+    a = np.asarray(a)
+    if a.dtype.kind in "iu":
+        a = a.astype(np.float64)  # exact below 2^53; larger integers are no output of this layer
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = a.astype(np.float32)
+        past = np.abs(r.astype(a.dtype)) > np.abs(a)  # rounded away from zero (or to inf): one step back
+        r = np.where(past, np.copysign(np.nextafter(np.abs(r), np.float32(0)), r), r).astype(np.float32)
+        inexact = (r.astype(a.dtype) != a) & ~np.isnan(a)
+    bits = np.ascontiguousarray(r).view(np.uint32) | inexact.astype(np.uint32)
+    return bits.view(np.float32).reshape(a.shape)
+
+
 def _to_numpy(x):
+    """An output as a float32 array whose one rounding to bf16 is the value's own (complex: as given, for
+    the caller to refuse). Types that hold no numbers (bool, str, dates, objects) are a ValueError."""
     if hasattr(x, "detach"):  # a torch tensor, on any device
         if getattr(x, "is_meta", False):
             raise ValueError("it is a torch tensor on the meta device, which holds no values")
         if x.is_complex():
             return x.detach().cpu().numpy()  # said complex by the caller, not cast away
-        return x.detach().float().cpu().numpy()
+        if x.dtype == getattr(__import__("torch"), "bool"):
+            raise ValueError("it is a torch tensor of booleans, not of numbers")
+        if x.is_floating_point() and x.element_size() <= 4:  # bf16, fp16, fp32 (fp8): exact in float32
+            return x.detach().float().cpu().numpy()
+        return _round_to_odd_f32(x.detach().cpu().double().numpy())  # float64, integers
     a = np.asarray(x)
-    return a if np.iscomplexobj(a) else a.astype(np.float32)
+    if np.iscomplexobj(a):
+        return a
+    if a.dtype.kind not in "fiu":
+        raise ValueError(f"its values are {a.dtype} ({a.dtype.kind!r}), not numbers: give real numbers (bf16 or "
+                         "float32, or float64, rounded once to bf16)")
+    if a.dtype.kind == "f" and a.dtype.itemsize <= 4:
+        return a.astype(np.float32)  # float16, float32: exact
+    return _round_to_odd_f32(a)
 
 
 class Case:
@@ -156,8 +191,13 @@ class Case:
 
     def __init__(self, path, device=None):
         path = os.path.abspath(path)  # reproduce, and verify after a chdir, run from any directory
-        t, meta = _read(path)
-        need = ["tp", "tokens", "hidden", "latent", "tiers", "eps"]
+        # Read here, then by ltt at each verify: a FIFO or a device would give its bytes once, or wait.
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise LttError(f"{path}: is not a regular file (a directory, a FIFO or a device): give a case file; a "
+                           "case is read here and again by ltt at each verify")
+        dtypes = {}
+        t, meta = _read(path, dtypes)
+        need = ["tp", "tokens", "hidden", "latent", "tiers", "eps", "seed", "dist", "algo", "rmsnorm_order"]
         lacking = [k for k in need if k not in meta]
         if lacking:
             raise LttError(f"{path}: not an ltt case file: its metadata lack {', '.join(lacking)} (ltt golden writes "
@@ -167,7 +207,7 @@ class Case:
         self.workdir = None  # ltt.case()'s workdir: where verify() keeps a failing output's folder
         try:
             self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
-            self.eps, self.norm = float(meta["eps"]), meta.get("rmsnorm_order", "declared")
+            self.eps, self.norm = float(meta["eps"]), meta["rmsnorm_order"]
             self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
             self.tiers = [int(k) for k in meta["tiers"].split(",")]
         except ValueError as e:
@@ -177,6 +217,11 @@ class Case:
             raise LttError(f"{path}: not an ltt case file: tp, tokens, hidden and latent must be >= 1 and tiers distinct "
                            f"tiers 0..4 (tp {meta['tp']}, tokens {meta['tokens']}, hidden {meta['hidden']}, latent "
                            f"{meta['latent']}, tiers {meta['tiers']!r})")
+        for key, allowed in (("dist", ("realistic", "adversarial", "exact")), ("algo", ("one-shot", "ring")),
+                             ("rmsnorm_order", ("declared", "fused", "round-then-weight"))):
+            if meta[key] not in allowed:
+                raise LttError(f"{path}: not an ltt case file: its metadata say {key} {meta[key]!r}, not one of "
+                               f"{', '.join(allowed)}")
         conv = _converter(device)
         names = [f"routed.rank{r}" for r in range(self.tp)] + [f"shared.rank{r}" for r in range(self.tp)] + \
             ["norm_weight", "up_weight", "expected_exact"] + [f"expected.tier{k}" for k in self.tiers]
@@ -199,6 +244,10 @@ class Case:
             if tuple(a.shape) != want[n] and not (n == "norm_weight" and tuple(a.shape) == (1, L)):
                 raise LttError(f"{path}: tensor {n!r} has shape {list(a.shape)}, the metadata (T {self.tp}, M {M}, H {H}, "
                                f"L {L}) give {list(want[n])}: the file was edited; make it again with ltt golden")
+            dtype = "F64" if n == "expected_exact" else "BF16"  # as ltt golden writes them, and ltt reads them
+            if dtypes[n] != dtype:
+                raise LttError(f"{path}: tensor {n!r} is {dtypes[n]}, a case file's is {dtype}: the file was edited or "
+                               "made by another tool; make it again with ltt golden")
         self.inputs = {
             "R": [conv(t[f"routed.rank{r}"]) for r in range(self.tp)],
             "S": [conv(t[f"shared.rank{r}"]) for r in range(self.tp)],
@@ -210,6 +259,21 @@ class Case:
 
     def __repr__(self):
         return f"ltt.Case(T={self.tp}, M={self.tokens}, H={self.hidden}, L={self.latent}, tiers={self.tiers}, path={self.path!r})"
+
+
+class _Folder:
+    """A temporary case's folder, removed when the last Case holding it (copies included) is collected,
+    or at exit."""
+
+    def __init__(self, path):
+        self.path = path
+        weakref.finalize(self, shutil.rmtree, path, True)
+
+    def __copy__(self):
+        return self  # a copy of the Case shares the folder, and keeps it while it lives
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 def _converter(device):
@@ -246,8 +310,10 @@ def _as_int(v):
 def _one_int(name, v):
     n = _as_int(v)
     if n is None:
-        raise LttError(f"ltt.case: {name} must be one integer, not {v!r}: case() returns one case, "
-                       "call it once per value")
+        several = isinstance(v, (list, tuple, set, range, np.ndarray)) or hasattr(v, "__next__") or \
+            (isinstance(v, str) and "," in v)
+        raise LttError(f"ltt.case: {name} must be one integer, not {v!r}" +
+                       (": case() returns one case, call it once per value" if several else ""))
     return str(n)
 
 
@@ -264,22 +330,37 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
                        "case() returns one case, call it once per distribution")
     if isinstance(tiers, str):
         tiers_arg = tiers
-    elif isinstance(tiers, (list, tuple, set, range)):
-        tiers_arg = ",".join(_one_int("each of tiers", k) for k in sorted(tiers))
+    elif _as_int(tiers) is not None:
+        tiers_arg = str(_as_int(tiers))  # one tier, as an integer
+    elif isinstance(tiers, (list, tuple, set, range, np.ndarray)) or hasattr(tiers, "__next__"):
+        ks = list(np.asarray(tiers).reshape(-1)) if isinstance(tiers, np.ndarray) else list(tiers)
+        for k in ks:
+            if _as_int(k) is None:
+                raise LttError(f"ltt.case: tiers {tiers!r}: {k!r} is not a tier (an integer 0..4)")
+        if not ks:
+            raise LttError("ltt.case: tiers is empty: give 'all', one tier, or a list of tiers 0..4")
+        tiers_arg = ",".join(str(n) for n in sorted(_as_int(k) for k in ks))
     else:
-        tiers_arg = _one_int("tiers", tiers)  # one tier, as an integer
+        raise LttError(f"ltt.case: tiers must be 'all', one tier (an integer 0..4) or a list of tiers, not {tiers!r}")
+    if isinstance(eps, bool):
+        raise LttError(f"ltt.case: eps must be a number, not {eps!r}")
     try:
         eps_f = float(eps)
     except (TypeError, ValueError):
         raise LttError(f"ltt.case: eps must be a number, not {eps!r}") from None
     args = ["--tp", _one_int("tp", tp), "--tokens", _one_int("tokens", tokens), "--dims", str(dims), "--dist", dist,
             "--seed", _one_int("seed", seed), "--tier", tiers_arg, "--eps", repr(eps_f)]
-    if algo is not None and not isinstance(algo, str):
+    if algo is not None and (not isinstance(algo, str) or not algo):
         raise LttError(f"ltt.case: algo must be a string (one-shot or ring), not {algo!r}")
     if algo:
         args += ["--algo", algo]
-    if norm:
-        args += ["--norm", str(norm)]
+    # None and "declared" (what Case.norm says of such a case) are each tier's declared order.
+    if norm is not None and (not isinstance(norm, str) or not norm):
+        raise LttError(f"ltt.case: norm must be None, 'declared', 'fused' or 'round-then-weight', not {norm!r}")
+    if norm and norm != "declared":
+        args += ["--norm", norm]
+    if workdir is not None and (not isinstance(workdir, (str, os.PathLike)) or not os.fspath(workdir)):
+        raise LttError(f"ltt.case: workdir must be a folder's path (or None: a temporary folder), not {workdir!r}")
     if workdir:
         workdir = os.path.abspath(workdir)  # the case's path holds after a chdir
         work = os.path.join(workdir, "golden-" + hashlib.sha256(" ".join(args).encode()).hexdigest()[:16])
@@ -326,14 +407,18 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
                 pass
         raise
     if not workdir:
-        c._temporary = weakref.finalize(c, shutil.rmtree, work, True)
+        c._temporary = _Folder(work)
     c.workdir = workdir
     return c
 
 
 class Verdict:
     """ltt verify's judgement of one output: passed, the failing elements with their
-    admissible sets, the report's figures, and the command that reproduces it."""
+    admissible sets, the report's figures, and the command that reproduces it.
+    steps_max: the greatest distance outside, in bf16 steps, over every element; -1 where an element is
+    NaN or infinite on one side only (no distance), the farthest of all. first_outside: the first 20
+    elements outside, as the JSON report gives them (non-finite numbers as the strings "inf", "nan").
+    kept: the folder holding the failing output for `reproduce` (None: removed)."""
 
     def __init__(self, report, command, stdout, kept=None):
         c = report["cases"][0]
@@ -358,7 +443,10 @@ class Verdict:
             at = self.report.get("first_differing_element")
             lines.append(f"Ranks differ: rank {self.report['first_differing_rank']}'s output differs from rank "
                          f"{self.report.get('compared_with_rank', 0)}'s" + (f", first at index {tuple(at)}" if at else ""))
-        lines.append(f"Mismatched elements: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)")
+        judged = ""
+        if self.report.get("first_differing_rank", -1) >= 0:  # the other ranks are compared with it, bit for bit
+            judged = f" in rank {self.report.get('compared_with_rank', 0)}'s output, the one judged element by element"
+        lines.append(f"Mismatched elements{judged}: {self.outside} / {n} ({100.0 * self.outside / n:.3f}%)")
         adm = self.report.get("admissible", {})
         if adm.get("rows_outside"):
             lines.append(f"Rows no correct member gives: {adm['rows_outside']} of {adm.get('rows_checked')} judged whole; "
@@ -367,7 +455,7 @@ class Verdict:
             # The farthest over every element is the report's steps_max (-1: a NaN/Inf class mismatch);
             # first_outside holds only the first 20 elements outside.
             worst = float("inf") if self.steps_max < 0 else float(self.steps_max)
-            far = max(self.first_outside, key=lambda f: float(f["steps"]))
+            far = self.report.get("farthest_outside") or max(self.first_outside, key=lambda f: float(f["steps"]))
             at = (f"at index {tuple(far['index'])} (got {far['got']}, admissible [{far['lo']}, {far['hi']}], "
                   f"truth {far['truth']})")
             dist = "a NaN/Inf class mismatch" if worst == float("inf") else f"{worst:g} bf16 steps"
@@ -392,6 +480,7 @@ class Verdict:
                          "once)")
         if self.kept:
             lines.append(f"reproduce: {self.reproduce}")
+            lines.append(f"(the output is kept in {self.kept} for that command: remove the folder when done)")
         else:
             lines.append(f"reproduce (its files are temporary and removed; ltt.case(..., workdir=DIR) keeps them): "
                          f"{self.reproduce}")
@@ -421,6 +510,9 @@ def verify(case, output, tier, rank=None, workdir=None):
         raise LttError(f"ltt.verify: case must be an ltt.Case (ltt.case() or ltt.Case(path)) or a case file's path, "
                        f"not {type(case).__name__}")
     tier = index("tier", tier)
+    if isinstance(output, dict) and rank is not None:
+        raise LttError(f"ltt.verify: rank={rank!r} with a dict of outputs: the dict's keys are the ranks; give one or "
+                       "the other")
     outs = output if isinstance(output, dict) else {0 if rank is None else index("a rank", rank): output}
     tensors = {}
     for r, y in outs.items():
@@ -437,7 +529,8 @@ def verify(case, output, tier, rank=None, workdir=None):
         if np.iscomplexobj(a):
             raise LttError(f"ltt.verify: the output of rank {r} is complex: give real values")
         if a.shape != (case.tokens, case.hidden):
-            raise LttError(f"output of rank {r} has shape {a.shape}, the case needs {(case.tokens, case.hidden)}")
+            raise LttError(f"ltt.verify: the output of rank {r} has shape {a.shape}, the case needs "
+                           f"{(case.tokens, case.hidden)} (tokens, hidden)")
         tensors[name] = a
     where = workdir or getattr(case, "workdir", None)
     if where:
@@ -454,7 +547,9 @@ def verify(case, output, tier, rank=None, workdir=None):
         args = ["verify", "--case", case.path, "--output", out_path, "--tier", str(tier), "--json", report]
         r = _run(args, f"ltt.verify (case {case.path}, tier {tier})", work)
         if not os.path.exists(report):
-            raise LttError(f"ltt verify wrote no report: {r.stderr.strip()}")
+            how = f"killed by signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
+            said = r.stderr.strip() or r.stdout.strip()
+            raise LttError(f"{binary()} verify ({how}) wrote no report: " + (said if said else "it said nothing: is it ltt? " + _HOW))
         report = json.load(open(report))
         if not report.get("finished", "cases" in report):  # ended without a verdict (a crash): say how, never read it as one
             raise LttError(f"ltt verify did not finish (exit {r.returncode}): {r.stderr.strip() or report.get('note', '')}")
