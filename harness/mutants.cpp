@@ -129,8 +129,9 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
       clean_ring += weak_ring(x) ? 1 : 0;
     }
     clean_cases = res.size();
-    std::printf("# clean backend: %zu cases pass; gate: cases where the production gate fails more elements than on\n"
-                "# the clean output; outside: elements outside their admissible sets, all cases\n", res.size());
+    std::printf("# clean backend: %s %s; gate: cases where the production gate fails more elements than on\n"
+                "# the clean output; outside: elements outside their admissible sets, all cases\n", counted(res.size(), "case").c_str(),
+                res.size() == 1 ? "passes" : "pass");
   }
   t.header();
   size_t missed = 0, gate_missed = 0, n = 0;

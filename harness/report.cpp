@@ -558,7 +558,7 @@ Status Report::finish(double wall_seconds) {
       failed_runs += r.variants_failed;
       cases_failing += r.variants_failed > 0 ? 1 : 0;
     }
-    notes_.push_back(cat("--variant: each case ran ", v->variants, " random members of its tier's family (",
+    notes_.push_back(cat("--variant: each case ran ", counted(v->variants, "random member"), " of its tier's family (",
                          runs, " runs, ", failed_runs, " failed", failed_runs ? cat(", in ", counted(cases_failing, "case")) : std::string(),
                          "); a row shows its case's worst member (a failing one first; its seed: JSON variants.row_seed)"));
     std::printf("# %s\n", notes_.back().c_str());
