@@ -678,6 +678,17 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   prog.done();
   if (dumps_lost > 1)
     std::fprintf(stderr, "ltt: %zu failing cases in all have no case file in --dump-dir %s\n", dumps_lost, o.dump_dir.c_str());
+  if (root && !o.quiet && mutant_def) {
+    // Selected tiers the mutant does not act on ran as the clean backend:
+    // said, where their rows would read as the mutant's passes.
+    std::vector<int> unplanted;
+    for (int t : o.tiers)
+      if (std::find(mutant_def->tiers.begin(), mutant_def->tiers.end(), t) == mutant_def->tiers.end()) unplanted.push_back(t);
+    if (!unplanted.empty())
+      report.note(cat("--mutant ", mutant_def->name, " acts on tier", mutant_def->tiers.size() > 1 ? "s " : " ",
+                      join(mutant_def->tiers, ","), ": tier", unplanted.size() > 1 ? "s " : " ", join(unplanted, ","),
+                      " ran unplanted (the clean backend; select --tier ", join(mutant_def->tiers, ","), " for the mutant alone)"));
+  }
   if (root && !o.quiet && mutant_def && failed == 0) {
     // A planted bug every case passed: say so, where the table alone would read as a plain pass.
     const MutantDef* d = mutant_def;

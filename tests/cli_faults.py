@@ -1147,6 +1147,11 @@ elif cls == "unseen":
     r = run([ltt, "simulate", "--tp", "8", "--tokens", "1", "--copy-GBps", "1e9"])
     rows = [[x for x in q.stdout.splitlines() if not x.startswith("#")] for q in (base, r)]
     expect(rows[0] and rows[0] != rows[1], "--copy-GBps 1e9 moves a prediction", r)
+    # (d) check --mutant on tiers it does not act on: those rows were plain passes, unsaid (the JSON too).
+    r = run([ltt, "check", *one, "--tier", "1,2", "--mutant", "tier1-own-s", "--json", "f14/mu.json"])
+    notes = json.load(open("f14/mu.json")).get("notes", []) if os.path.exists("f14/mu.json") else []
+    said = "--mutant tier1-own-s acts on tier 1: tier 2 ran unplanted"
+    expect(said in r.stdout and any(said in n for n in notes), "the tiers a mutant does not act on are said to run unplanted", r)
 else:
     sys.exit(f"unknown class {cls}")
 
