@@ -681,9 +681,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   if (root && !o.quiet && mutant_def) {
     // Selected tiers the mutant does not act on ran as the clean backend:
     // said, where their rows would read as the mutant's passes.
-    std::vector<int> unplanted;
-    for (int t : o.tiers)
-      if (std::find(mutant_def->tiers.begin(), mutant_def->tiers.end(), t) == mutant_def->tiers.end()) unplanted.push_back(t);
+    std::set<int> unplanted;  // of the tiers that ran (a tier no selected shape takes ran nowhere)
+    for (const Set& set : sets)
+      for (int t : set.tiers)
+        if (std::find(mutant_def->tiers.begin(), mutant_def->tiers.end(), t) == mutant_def->tiers.end()) unplanted.insert(t);
     if (!unplanted.empty())
       report.note(cat("--mutant ", mutant_def->name, " acts on tier", mutant_def->tiers.size() > 1 ? "s " : " ",
                       join(mutant_def->tiers, ","), ": tier", unplanted.size() > 1 ? "s " : " ", join(unplanted, ","),
