@@ -325,17 +325,16 @@ Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, co
                        "write committed = false: a clash is never replaced; remove that entry and its file, or write "
                        "elsewhere");
   }
+  if (hash_only) return {};  // nothing of that name is written
   std::error_code ec;
+  const auto st = fs::symlink_status(cat(dir, "/", file), ec);
   // The file lands by a rename, which cannot replace a directory (nor should
   // it a FIFO, a socket or a device): refused before any work, listed or not.
   // A link is replaced by the file (its target is left as it was).
-  if (!hash_only) {
-    const auto st = fs::symlink_status(cat(dir, "/", file), ec);
-    if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_symlink(st))
-      return LTT_USAGE(dir, "/", file, " is ", fs::is_directory(st) ? "a directory" : "not a regular file",
-                       ": golden writes the set's file of that name there; move it away, or give another --out");
-  }
-  if (locked && !hash_only && !listed && fs::exists(fs::symlink_status(cat(dir, "/", file), ec)))
+  if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_symlink(st))
+    return LTT_USAGE(dir, "/", file, " is ", fs::is_directory(st) ? "a directory" : "not a regular file",
+                     ": golden writes the set's file of that name there; move it away, or give another --out");
+  if (locked && !listed && fs::exists(st))
     return LTT_USAGE(dir, "/", file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
                      "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "
                      "leaves such a file: remove it)");

@@ -155,6 +155,17 @@ def _round_to_odd_f32(a):
     return bits.view(np.float32).reshape(a.shape)
 
 
+def _exact_or_odd_f32(a):
+    """a (a real NumPy array) as float32 whose one rounding to bf16 is a's own: float16 and float32 as they
+    are (exact), wider floats and integers by round-to-odd."""
+    return a.astype(np.float32) if a.dtype.kind == "f" and a.dtype.itemsize <= 4 else _round_to_odd_f32(a)
+
+
+def _several(v):
+    """Whether v holds several values (a list, an array, an iterator, or "a,b"), not one."""
+    return isinstance(v, (list, tuple, set, range, np.ndarray)) or hasattr(v, "__next__") or (isinstance(v, str) and "," in v)
+
+
 def _to_numpy(x):
     """An output as a float32 array whose one rounding to bf16 is the value's own (complex: as given, for
     the caller to refuse). Types that hold no numbers (bool, str, dates, objects) are a ValueError."""
@@ -163,7 +174,9 @@ def _to_numpy(x):
             raise ValueError("it is a torch tensor on the meta device, which holds no values")
         if x.is_complex():
             return x.detach().cpu().numpy()  # said complex by the caller, not cast away
-        if x.dtype == getattr(__import__("torch"), "bool"):
+        import torch  # importable: x is one of its tensors
+
+        if x.dtype == torch.bool:
             raise ValueError("it is a torch tensor of booleans, not of numbers")
         if x.is_floating_point() and x.element_size() <= 4:  # bf16, fp16, fp32 (fp8): exact in float32
             return x.detach().float().cpu().numpy()
@@ -174,9 +187,7 @@ def _to_numpy(x):
     if a.dtype.kind not in "fiu":
         raise ValueError(f"its values are {a.dtype} ({a.dtype.kind!r}), not numbers: give real numbers (bf16 or "
                          "float32, or float64, rounded once to bf16)")
-    if a.dtype.kind == "f" and a.dtype.itemsize <= 4:
-        return a.astype(np.float32)  # float16, float32: exact
-    return _round_to_odd_f32(a)
+    return _exact_or_odd_f32(a)
 
 
 class Case:
@@ -310,10 +321,8 @@ def _as_int(v):
 def _one_int(name, v):
     n = _as_int(v)
     if n is None:
-        several = isinstance(v, (list, tuple, set, range, np.ndarray)) or hasattr(v, "__next__") or \
-            (isinstance(v, str) and "," in v)
         raise LttError(f"ltt.case: {name} must be one integer, not {v!r}" +
-                       (": case() returns one case, call it once per value" if several else ""))
+                       (": case() returns one case, call it once per value" if _several(v) else ""))
     return str(n)
 
 
@@ -332,7 +341,7 @@ def case(tp=8, tokens=5, dims="small", dist="realistic", seed=0, tiers="all", ep
         tiers_arg = tiers
     elif _as_int(tiers) is not None:
         tiers_arg = str(_as_int(tiers))  # one tier, as an integer
-    elif isinstance(tiers, (list, tuple, set, range, np.ndarray)) or hasattr(tiers, "__next__"):
+    elif _several(tiers):  # not a str here: that is ltt's own spelling, above
         ks = list(np.asarray(tiers).reshape(-1)) if isinstance(tiers, np.ndarray) else list(tiers)
         for k in ks:
             if _as_int(k) is None:

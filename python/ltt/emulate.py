@@ -3,7 +3,7 @@ declared contract), for examples and tests: a correct member of the family
 computed by code that is not ltt's."""
 import numpy as np
 
-from ._core import _round_to_odd_f32
+from ._core import _exact_or_odd_f32
 
 
 def bf16(x):
@@ -11,8 +11,7 @@ def bf16(x):
     array: NumPy 2 refuses a 1-element array where an element goes). float64 (and integers) are rounded
     once, not through the nearest float32 first (two roundings, which can pick the other neighbour)."""
     shape = np.shape(x)
-    a = np.asarray(x)
-    a = np.ascontiguousarray(a if a.dtype.kind == "f" and a.dtype.itemsize <= 4 else _round_to_odd_f32(a), dtype=np.float32)
+    a = np.ascontiguousarray(_exact_or_odd_f32(np.asarray(x)))
     bits = a.view(np.uint32).astype(np.uint64)
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
     out = rounded.view(np.float32).copy()
