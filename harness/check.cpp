@@ -249,6 +249,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
   for (int T : o.tp)
     if (T % P != 0)
       return LTT_USAGE("--tp ", T, " with ", P, " MPI processes: each process holds T/P ranks, so P must divide T (run mpirun -np P with P dividing every --tp)");
+  // One rank reduces nothing: an --algo there would label rows by a collective that never ran.
+  if (o.algo && std::none_of(o.tp.begin(), o.tp.end(), [](int T) { return T > 1; }))
+    return LTT_USAGE("--algo ", name(*o.algo), " with --tp ", join(o.tp, ","), ": one rank reduces nothing, so no collective "
+                     "runs: drop --algo, or give a --tp of 2 or more");
   for (int t : o.tiers)
     if (t < 0 || t >= kNumTiers) return LTT_USAGE("--tier ", t, " does not exist: tiers are 0..", kNumTiers - 1);
   if (o.plant != "" && o.plant != "shard-off-by-one" && o.plant != "rank-differs")
@@ -690,6 +694,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                       join(mutant_def->tiers, ","), ": tier", unplanted.size() > 1 ? "s " : " ", join(unplanted, ","),
                       " ran unplanted (the clean backend; select --tier ", join(mutant_def->tiers, ","), " for the mutant alone)"));
   }
+  if (root && !o.quiet && o.algo && std::find(o.tp.begin(), o.tp.end(), 1) != o.tp.end())
+    report.note(cat("--algo ", name(*o.algo), ": T 1 has one rank, which reduces nothing: its rows ran no collective"));
   if (root && !o.quiet && mutant_def && failed == 0) {
     // A planted bug every case passed: say so, where the table alone would read as a plain pass.
     const MutantDef* d = mutant_def;

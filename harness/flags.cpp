@@ -195,8 +195,9 @@ Result<std::vector<uint64_t>> seeds(const std::string& flag, const std::string& 
     const size_t dash = item.find('-');
     const std::string a = item.substr(0, dash), b = dash == std::string::npos ? a : item.substr(dash + 1);
     unsigned long long lo = 0, hi = 0;
-    if (!parse_digits(a, lo) || !parse_digits(b, hi) || lo > hi)
+    if (!parse_digits(a, lo) || !parse_digits(b, hi))
       return LTT_USAGE(quoted(flag, s), ": '", item, "' not understood: give seeds like 7, 0-199 or 0-9,20");
+    if (lo > hi) return LTT_USAGE(quoted(flag, s), ": '", item, "' runs backwards: give the lower seed first (", hi, "-", lo, ")");
     if (hi - lo >= 1000000) return LTT_USAGE(quoted(flag, s), ": '", item, "' is more than a million seeds");
     for (unsigned long long v = lo;; ++v) {
       out.push_back(v);
@@ -253,6 +254,8 @@ Status writable_file(const std::string& flag, const std::string& p) {
 }
 
 Status writable_dir(const std::string& flag, const std::string& p) {
+  // "-" is standard output to --json and the other reports; a folder is no stream.
+  if (p == "-") return LTT_USAGE(flag, " -: files go into a folder, and '-' names standard output to the reports' flags: give a folder (./- for one called -)");
   if (auto k = path_kind(flag, p); !k.ok()) return k.error();  // a loop of links, a name too long
   std::error_code ec;
   fs::path at = fs::absolute(fs::path(p), ec);

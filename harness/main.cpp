@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -83,7 +84,7 @@ CLI::Option* add(CLI::App* app, const std::string& name, T& target, Parse parse,
       name,
       [&target, parse, name](const std::string& s) {
         auto r = parse(name, s);
-        if (!r.ok()) throw CLI::ValidationError(r.error().message);
+        if (!r.ok()) throw CLI::ValidationError(r.error().describe());  // escaped, with its file and line
         target = std::move(*r);
       },
       help);
@@ -379,7 +380,7 @@ int run_ltt(int argc, char** argv) {
       "dir",
       [&regress_dir](const std::string& s) {
         auto r = flags::path("DIR", s);
-        if (!r.ok()) throw CLI::ValidationError(r.error().message);
+        if (!r.ok()) throw CLI::ValidationError(r.error().describe());  // escaped, with its file and line
         regress_dir = *r;
       },
       "a golden set directory (e.g. data/golden)")->required()->type_name("DIR");
@@ -508,6 +509,14 @@ int run_ltt(int argc, char** argv) {
   // `ltt foo` or `ltt --foo`: name the word, list the subcommands (CLI11 says only "A subcommand is required").
   if (argc > 1) {
     const std::string first = argv[1];
+    // `ltt --version check`: CLI11 prints the version and drops the rest unsaid.
+    if ((first == "-h" || first == "--help" || first == "--version") && argc > 2) {
+      if (flags::launched_rank() != 0) return 2;
+      std::fprintf(stderr, "ltt: %s takes nothing after it, and '%s' follows: run 'ltt %s' alone%s\n", argv[1],
+                   ltt::printable(argv[2]).c_str(), argv[1],
+                   first == "--version" ? "" : ", or 'ltt COMMAND --help' for a command's options");
+      return 2;
+    }
     if (!sub && first != "-h" && first != "--help" && first != "--version") {
       if (flags::launched_rank() != 0) return 2;
       if (first[0] == '-')
@@ -523,9 +532,19 @@ int run_ltt(int argc, char** argv) {
   // subcommand does not know are left to CLI11 to refuse.
   {
     std::set<std::string> seen;
+    bool value_next = false;  // argv[i] is the value of the flag before it
     for (int i = 2; sub && i < argc; ++i) {
       const std::string a = argv[i];
+      if (std::exchange(value_next, false)) continue;
       if (a == "--") break;
+      // "-t 8": ltt's flags are long ones (and -h); CLI11 would say "not
+      // expected: 8 -t", the words backwards.
+      if (a.size() >= 2 && a[0] == '-' && a[1] != '-' && a != "-h") {
+        if (flags::launched_rank() != 0) return 2;
+        std::fprintf(stderr, "ltt %s: %s is not a flag of %s (its flags are spelt in full, like --tp; -h is --help): 'ltt %s --help' "
+                     "lists them\n", sub->get_name().c_str(), ltt::printable(a).c_str(), sub->get_name().c_str(), sub->get_name().c_str());
+        return 2;
+      }
       if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
       const std::string name = a.substr(0, a.find('='));
       const CLI::Option* opt = sub->get_option_no_throw(name);
@@ -550,6 +569,7 @@ int run_ltt(int argc, char** argv) {
           return 2;
         }
       }
+      value_next = a.find('=') == std::string::npos;
       if (!seen.insert(name).second) {
         if (flags::launched_rank() != 0) return 2;
         // The list hint where the option takes a list (its help says "comma-separated").
@@ -664,11 +684,13 @@ int run_ltt(int argc, char** argv) {
             return e;
           };
           if (!m) {
-            auto fm = ltt::fit_machine(b);
+            auto fm = ltt::fit_machine(b, command);
             if (!fm.ok()) return fail(named(fm.error()));
             m = *fm;
           } else if (auto s = ltt::add_shard_gemms(*m, b); !s.ok()) {
             return fail(named(s.error()));
+          } else {
+            m->source += ltt::cat("; shard GEMMs also from `", ltt::bench_command(b), "`");
           }
           fit_docs.emplace_back(file, std::move(b));
         }
@@ -704,6 +726,8 @@ int run_ltt(int argc, char** argv) {
         so.m = *m;
         so.m.collective = collective;
       }
+      so.base = so.m;  // before the what-ifs: what each is weighed against
+      so.base.collective = ltt::Machine{}.collective;  // --collective was read into so.m: the model's default
       for (const auto& [flag, field] : what_if)
         if (simulate->count(flag)) *field = what_if_values[flag];
       for (const char* f : {"--link-GBps", "--link-us", "--nccl-us", "--net-GBps", "--net-us", "--gpus-per-node", "--collective"})

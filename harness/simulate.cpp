@@ -355,7 +355,12 @@ Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<in
   return {};
 }
 
-Result<Machine> fit_machine(const nlohmann::json& b) {
+std::string bench_command(const nlohmann::json& b) {
+  const auto c = b.find("command");
+  return c != b.end() && c->is_string() ? c->get<std::string>() : std::string("an ltt bench run that names no command");
+}
+
+Result<Machine> fit_machine(const nlohmann::json& b, const std::string& fitted_by) {
   LTT_TRY(bench_figures(b));
   if (b.contains("processes"))
     return LTT_USAGE("figures of ", json_excerpt(b["processes"]), " processes (mpirun, real ranks): a machine is fitted from one ",
@@ -365,9 +370,11 @@ Result<Machine> fit_machine(const nlohmann::json& b) {
     return LTT_USAGE("not ltt bench figures: no 'copy_GBps' (the copy bandwidth the same run measured, a number > 0)");
   try {
     Machine m;
-    m.name = b.value("device", "?");
-    m.source = cat("fitted by ltt bench (", b.value("command", "?"), "); link, NCCL and network figures are leads: "
-                   "NVLink bus bandwidth 287 GB/s measured by an NCCL all-reduce on two H200s (DESIGN.md section 7)");
+    m.name = cat(b.value("device", "?"), " (one GPU, fitted; link figures: leads)");
+    m.source = cat("one-GPU figures fitted by `", fitted_by.empty() ? bench_command(b) : fitted_by, "`",
+                   fitted_by.empty() ? std::string() : cat(" from `", bench_command(b), "`"),
+                   "; link, NCCL and network figures are leads: NVLink bus bandwidth 287 GB/s measured by an NCCL all-reduce "
+                   "on two H200s (DESIGN.md section 7)");
     m.copy_GBps = b["copy_GBps"].get<double>();
     std::map<std::string, std::vector<const nlohmann::json*>> by;
     for (const auto& r : b["rows"]) by[r["what"].get<std::string>()].push_back(&r);
@@ -709,6 +716,52 @@ bool what_if_read(const std::string& flag, const Machine& m, Dims d, const std::
   return false;
 }
 
+// Machine `x` with the figure that what-if `flag` sets taken from `from`;
+// that figure as the flag takes it.
+void take_figure(const std::string& flag, Machine& x, const Machine& from) {
+  if (flag == "--copy-GBps") x.copy_GBps = from.copy_GBps;
+  else if (flag == "--link-GBps") x.link_GBps = from.link_GBps;
+  else if (flag == "--link-us") x.link_us = from.link_us;
+  else if (flag == "--nccl-us") x.nccl_us = from.nccl_us;
+  else if (flag == "--net-GBps") x.net_GBps = from.net_GBps;
+  else if (flag == "--net-us") x.net_us = from.net_us;
+  else if (flag == "--gpus-per-node") x.gpus_per_node = from.gpus_per_node;
+  else if (flag == "--collective") x.collective = from.collective;
+}
+std::string figure_text(const std::string& flag, const Machine& m) {
+  if (flag == "--gpus-per-node") return std::to_string(m.gpus_per_node);
+  if (flag == "--collective") return m.collective;
+  const double v = flag == "--copy-GBps" ? m.copy_GBps : flag == "--link-GBps" ? m.link_GBps : flag == "--link-us" ? m.link_us
+                   : flag == "--nccl-us" ? m.nccl_us : flag == "--net-GBps" ? m.net_GBps : m.net_us;
+  return shortest(v);
+}
+
+// The notes for what-ifs that are read (what_ifs_read) but whose value moves
+// no prediction at `at` from the machine's own figure (--gpus-per-node 1024
+// where every T fits the machine's 8-GPU node already): said, so that an
+// unchanged table is not read as the what-if's effect.
+std::vector<std::string> unmoved_what_ifs(const SimulateOptions& o, Dims d, const std::vector<Point>& at) {
+  std::vector<std::string> given = o.link_what_ifs, notes;
+  if (o.copy_what_if) given.insert(given.begin(), "--copy-GBps");
+  for (const std::string& flag : given) {
+    Machine unset = o.m;  // the what-if not given
+    take_figure(flag, unset, o.base);
+    bool moved = false;
+    for (const Point& p : at)
+      for (int k = p.tier < 0 ? 0 : p.tier; !moved && k < (p.tier < 0 ? kNumTiers : p.tier + 1); ++k) {
+        const double t = predict_us(o.m, k, d, p.T, p.M, p.fake), u = predict_us(unset, k, d, p.T, p.M, p.fake);
+        moved = std::isnan(t) != std::isnan(u) || (!std::isnan(t) && t != u);
+      }
+    if (moved) continue;
+    const std::string given_text = figure_text(flag, o.m), own = figure_text(flag, o.base);
+    notes.push_back(given_text == own ? cat(flag, " ", given_text, " is the machine's own figure: the predictions are the machine's")
+                                      : cat(flag, " ", given_text, " moves no prediction of this run from the machine's own ", own,
+                                            flag == "--gpus-per-node" ? " (every T given fits one node either way)" : "",
+                                            ": the predictions are the machine's"));
+  }
+  return notes;
+}
+
 // The refusal of a what-if no prediction at `at` reads (what_if_unused's
 // reasons first, then the predictions themselves), or ok.
 Status what_ifs_read(const SimulateOptions& o, Dims d, const std::vector<Point>& at, const std::string& where) {
@@ -743,6 +796,7 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
   auto msr = measured_rows(*b, cat("--check ", o.check));
   if (!msr.ok()) return msr.error();
   const Measured& ms = *msr;
+  std::vector<std::string> unmoved;  // as in run_simulate
   if (ms.meas.empty())
     return LTT_USAGE("--check ", o.check, ": no tierK-all rows (fake ranks) and no tierK rows of one process per GPU to compare with");
   {
@@ -753,6 +807,7 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
       real = real || !key.fake;
     }
     LTT_TRY(what_ifs_read(o, ms.d, at, cat("--check ", o.check, real ? "" : " has fake-rank rows alone", ": ")));
+    unmoved = unmoved_what_ifs(o, ms.d, at);
   }
   const bool has_fake = std::any_of(ms.meas.begin(), ms.meas.end(), [](const auto& kv) { return kv.first.fake; }),
              has_real = std::any_of(ms.meas.begin(), ms.meas.end(), [](const auto& kv) { return !kv.first.fake; });
@@ -761,6 +816,7 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
               has_real ? "real ranks (one process per GPU; tierK rows)" : "");
   std::printf("# machine: %s%s\n", o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str(),
               o.link_what_ifs.empty() && !o.copy_what_if ? "" : ", with the what-if flags");
+  for (const std::string& n : unmoved) std::printf("# %s\n", n.c_str());
   if (!ms.has_dims) std::printf("# the file gives no dims (an ltt bench before they were written): k3, H 7168 L 3584\n");
   if (ms.other)
     std::printf("# %zu tierK rows left out: ranks sharing a GPU or a process, or a transport the model has not (tier 0 is modelled "
@@ -842,6 +898,7 @@ Result<int> run_simulate(const SimulateOptions& o) {
   // The production thresholds scan M 1 to at least 16384: the what-ifs are
   // judged there and at the M given (every M to 256, then steps of 5%).
   const int scan_end = std::max(Ms.back(), 16384);
+  std::vector<std::string> unmoved;  // what-ifs that leave every prediction as the machine's own figure does
   {
     std::vector<Point> at;
     for (int T : o.tp) {
@@ -850,6 +907,7 @@ Result<int> run_simulate(const SimulateOptions& o) {
       for (int M : Ms) at.push_back({o.fake, T, M});
     }
     LTT_TRY(what_ifs_read(o, o.dims, at, ""));
+    unmoved = unmoved_what_ifs(o, o.dims, at);
   }
   // The machine's figures are bounded (check_machine); a prediction past 1e12
   // us (11 days) or not finite still says the figures are not a machine's.
@@ -861,10 +919,14 @@ Result<int> run_simulate(const SimulateOptions& o) {
                            ": not a latency (past 1e12 us: check the sizes, the machine file and the what-if flags)");
   std::printf("# ltt simulate: %s, dims H %d L %d; %s\n# machine: %s\n", o.fake ? "fake ranks on one GPU" : "one rank per GPU",
               o.dims.H, o.dims.L, m.name.c_str(), o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str());
-  std::printf("# copy %.0f GB/s, launch %.1f us, elementwise %.2f of copy, GEMM floor %.1f us / %.2f of copy / %.0f TFLOP/s; "
-              "link %.0f GB/s, peer %.1f us, NCCL %.1f us, %d GPUs per node, network %.0f GB/s + %.1f us; collectives of tiers 1-4: %s\n",
-              m.copy_GBps, m.launch_us, m.elem_eff, m.gemm_floor_us, m.gemm_mem_eff, m.gemm_TFLOPs, m.link_GBps, m.link_us,
-              m.nccl_us, m.gpus_per_node, m.net_GBps, m.net_us, m.collective.c_str());
+  std::printf("# copy %.0f GB/s, launch %.1f us, elementwise %.2f of copy, GEMM floor %.1f us / %.2f of copy / %.0f TFLOP/s; ",
+              m.copy_GBps, m.launch_us, m.elem_eff, m.gemm_floor_us, m.gemm_mem_eff, m.gemm_TFLOPs);
+  if (o.fake)  // the figures between GPUs are read by no fake-rank prediction (what_if_unused refuses them)
+    std::printf("fake ranks' collectives are kernels on this GPU: no link, NCCL or network figure is read\n");
+  else
+    std::printf("link %.0f GB/s, peer %.1f us, NCCL %.1f us, %d GPUs per node, network %.0f GB/s + %.1f us; collectives of tiers 1-4: %s\n",
+                m.link_GBps, m.link_us, m.nccl_us, m.gpus_per_node, m.net_GBps, m.net_us, m.collective.c_str());
+  for (const std::string& n : unmoved) std::printf("# %s\n", n.c_str());
   nlohmann::json jt = nlohmann::json::array();
   const std::vector<int> all = {0, 1, 2, 3, 4}, production = {0, 1, 2};
   for (int T : o.tp) {
@@ -967,6 +1029,7 @@ Result<int> run_simulate(const SimulateOptions& o) {
               {"machine_file", o.machine.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.machine)},
               {"machine_figures", machine_json(m)},
               {"what_ifs", what_ifs},
+              {"what_ifs_unmoved", unmoved},
               {"collective", m.collective},
               {"dims", {o.dims.H, o.dims.L}},
               {"tp", jt}});

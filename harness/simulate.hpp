@@ -73,7 +73,14 @@ inline double bench_conv_bytes(double M, double H) { return 6 * M * H; }
 inline constexpr double kFitStreamBytes = 16e6;  // the largest rmsnorm, widen and round runs move at least this
 inline constexpr int kMaxGpusPerNode = 1024;        // a machine file's and --gpus-per-node's bound
 inline constexpr int kFitGemmTokens = 1024;       // the largest gemm-full run has at least this M (compute-bound)
-Result<Machine> fit_machine(const nlohmann::json& bench);
+// The command line an ltt bench JSON file names (its "command"), or words
+// saying it names none.
+std::string bench_command(const nlohmann::json& bench);
+// The machine fitted from ltt bench's figures; its name says so, and its
+// source names the command that fitted it (`fitted_by`: ltt simulate --fit's
+// command line; empty: the bench run itself, --machine-out) and the bench
+// run's.
+Result<Machine> fit_machine(const nlohmann::json& bench, const std::string& fitted_by = {});
 // Whether ltt bench at these dims, token counts and tiers will write figures
 // fit_machine takes: said before the run, not after it (--machine-out).
 Status fit_possible(Dims d, const std::vector<int>& tokens, const std::vector<int>& tiers);
@@ -99,7 +106,8 @@ struct SimulateOptions {
   std::vector<int> tp = {8, 16, 32};
   std::vector<int> tokens;  // empty: 1..16384
   std::string machine;      // machine file; empty: bench/machines/h200.json, built in
-  Machine m = default_machine();
+  Machine m = default_machine();  // with the what-ifs applied
+  Machine base = m;               // the machine's own figures (the file's, or the built-in ones), before the what-ifs
   bool fake = false;        // model fake ranks on one GPU instead of one rank per GPU
   std::string check;        // an ltt bench JSON: predicted times against it (fake ranks, or one process per GPU)
   std::string json, svg;

@@ -1152,6 +1152,42 @@ elif cls == "unseen":
     notes = json.load(open("f14/mu.json")).get("notes", []) if os.path.exists("f14/mu.json") else []
     said = "--mutant tier1-own-s acts on tier 1: tier 2 ran unplanted"
     expect(said in r.stdout and any(said in n for n in notes), "the tiers a mutant does not act on are said to run unplanted", r)
+
+    # 15. Found by the fiftieth session's reviews, mended in the fifty-first.
+    # (a) --algo at T 1, where one rank reduces nothing: the rows were labelled ring, unsaid.
+    t1 = ["--dims", "small", "--tokens", "5", "--dist", "realistic", "--algo", "ring"]
+    refused(["check", "--tp", "1", *t1], "--algo ring with --tp 1: one rank reduces nothing")
+    refused(["mutants", "--tp", "1", *t1], "--algo ring with --tp 1: one rank reduces nothing")
+    r = run([ltt, "check", "--tp", "1,8", "--tier", "1", *t1])
+    expect(r.returncode == 0 and "--algo ring: T 1 has one rank, which reduces nothing" in r.stdout, "--tp 1,8 --algo ring: T 1 said", r)
+    # (b) simulate: a what-if that the run reads but whose value moves no prediction from the machine's own figure
+    # (--gpus-per-node 1024 where T 8 fits the machine's 8-GPU node) is said; one that moves them is not.
+    r = run([ltt, "simulate", "--tp", "8", "--tokens", "1,128", "--gpus-per-node", "1024", "--json", "f14/g.json"])
+    unmoved = json.load(open("f14/g.json")).get("what_ifs_unmoved", []) if os.path.exists("f14/g.json") else []
+    expect(r.returncode == 0 and "--gpus-per-node 1024 moves no prediction of this run from the machine's own 8" in r.stdout
+           and len(unmoved) == 1, "--gpus-per-node 1024 at T 8: said to move nothing", r)
+    r = run([ltt, "simulate", "--tp", "8", "--tokens", "1,128", "--gpus-per-node", "4"])
+    expect(r.returncode == 0 and "moves no prediction" not in r.stdout and "(2 nodes)" in r.stdout, "--gpus-per-node 4 at T 8 moves", r)
+    # (c) simulate --fake: its header printed link, NCCL and network figures that no fake-rank prediction reads.
+    r = run([ltt, "simulate", "--tp", "8", "--tokens", "1", "--fake"])
+    head = "\n".join(x for x in r.stdout.splitlines() if x.startswith("# copy"))
+    expect(r.returncode == 0 and "no link, NCCL or network figure is read" in head and "GPUs per node" not in head
+           and "NCCL 20" not in head, "simulate --fake: no figures between GPUs in its header", r)
+    # (d) The parser's refusals: a backwards range said as such; words in order for a short flag; --version with
+    # a command; a value's newline escaped and the refusal's file and line given; --dump-dir - (no folder "-").
+    r = refused(["check", "--variant", "5-3"], "'5-3' runs backwards: give the lower seed first (3-5)")
+    expect(re.search(r"\(\S*flags\.cpp:\d+\)", r.stderr) is not None, "a parser refusal ends with its file and line", r)
+    refused(["check", "-t", "8"], "-t is not a flag of check")
+    refused(["check", "--tp", "8", "-x"], "-x is not a flag of check")
+    r = run([ltt, "check", "--tp", "8", "--eps", "-1"])
+    expect(r.returncode == 2 and "--eps '-1' is out of range" in r.stderr, "a negative value is a value, not a flag", r)
+    refused(["--version", "check"], "--version takes nothing after it, and 'check' follows")
+    r = refused(["check", "--dims", "sm\nall"], "--dims 'sm\\nall' not understood")
+    expect(len(r.stderr.splitlines()) == 2, "a value's newline is escaped: the refusal keeps its lines", r)
+    os.makedirs("f15", exist_ok=True)
+    r = run([ltt, "check", "--tier", "1", *one, "--mutant", "tier1-own-s", "--dump-dir", "-"], cwd="f15")
+    expect(r.returncode == 2 and "--dump-dir -: files go into a folder" in r.stderr and not os.path.exists("f15/-"),
+           "--dump-dir - refused, no folder '-' made", r)
 else:
     sys.exit(f"unknown class {cls}")
 

@@ -143,6 +143,16 @@ try:
     fails.append("a wrong shape was accepted")
 except ltt.LttError as e:
     expect("(5, 256)" in str(e), f"shape error: {e}")
+# The case file's figures are read-only: verify's shape check reads them, so a changed case.tokens refused the
+# right output before ltt read it (and a list of tiers changed in place changed the case's own).
+for attr, value in (("tokens", 4), ("tp", 16), ("hidden", 128), ("latent", 64), ("eps", 1e-5), ("norm", "fused"), ("tiers", [1])):
+    try:
+        setattr(case, attr, value)
+        fails.append(f"case.{attr} could be changed")
+    except AttributeError:
+        pass
+case.tiers.append(3)
+expect(case.tiers == [1, 2] and ltt.verify(case, y, tier=1).passed, f"case.tiers after an append to a copy: {case.tiers}")
 try:
     ltt.case(tp=3, tokens=5, dims="small")
     fails.append("T 3 with H 256 was accepted")

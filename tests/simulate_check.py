@@ -199,6 +199,17 @@ expect(r.returncode == 2 and "give --fit" in r.stderr and not os.path.exists("fo
 r = run("--fit", "in8.json", "--machine-out", "fo.json")
 r2 = run("--machine", "fo.json", "--tp", "8", "--tokens", "1,128")
 expect(r.returncode == 0 and r2.returncode == 0, "a fitted machine file loads", r2)
+# The fitted file says what made it: ltt simulate --fit from the bench run (it named the bench run alone, and the
+# device string as its name, as if ltt bench had written it); a second file's shard GEMMs are named too.
+fo = json.load(open("fo.json")) if os.path.exists("fo.json") else {}
+bench_cmd = json.load(open("in8.json"))["command"]
+expect("simulate --fit in8.json --machine-out fo.json" in fo.get("source", "") and bench_cmd in fo.get("source", "")
+       and "fitted" in fo.get("name", ""), f"the fitted machine names its fit: {fo.get('name')!r}, {fo.get('source')!r}")
+shutil.copy(os.path.join(src, "bench", "results", "h200-gpu", "bench_T16.json"), "in16.json")
+r = run("--fit", "in8.json,in16.json", "--machine-out", "fo816.json")
+fo2 = json.load(open("fo816.json")) if os.path.exists("fo816.json") else {}
+expect(r.returncode == 0 and "shard GEMMs also from `" + json.load(open("in16.json"))["command"] in fo2.get("source", ""),
+       "a second --fit file's command is in the source", r)
 
 
 # Every change of the fastest tier is said, however close two changes are:

@@ -217,10 +217,10 @@ class Case:
         self._temporary = None  # ltt.case() without workdir: the folder's remover
         self.workdir = None  # ltt.case()'s workdir: where verify() keeps a failing output's folder
         try:
-            self.tp, self.tokens = int(meta["tp"]), int(meta["tokens"])
-            self.eps, self.norm = float(meta["eps"]), meta["rmsnorm_order"]
-            self.hidden, self.latent = int(meta["hidden"]), int(meta["latent"])
-            self.tiers = [int(k) for k in meta["tiers"].split(",")]
+            self._tp, self._tokens = int(meta["tp"]), int(meta["tokens"])
+            self._eps, self._norm = float(meta["eps"]), meta["rmsnorm_order"]
+            self._hidden, self._latent = int(meta["hidden"]), int(meta["latent"])
+            self._tiers = tuple(int(k) for k in meta["tiers"].split(","))
         except ValueError as e:
             raise LttError(f"{path}: not an ltt case file: its metadata hold a value that is not a number ({e})") from None
         if min(self.tp, self.tokens, self.hidden, self.latent) < 1 or len(set(self.tiers)) != len(self.tiers) or \
@@ -267,6 +267,16 @@ class Case:
         }
         self.expected = {k: conv(t[f"expected.tier{k}"]) for k in self.tiers}
         self.expected_exact = t["expected_exact"]
+
+    # The case file's own figures, read-only: verify() checks an output's shape against them before ltt
+    # reads the file, so a changed one would refuse right outputs or pass a wrong shape to ltt's message.
+    tp = property(lambda self: self._tp, doc="T, the TP ranks")
+    tokens = property(lambda self: self._tokens, doc="M, the tokens")
+    hidden = property(lambda self: self._hidden, doc="H, the hidden width")
+    latent = property(lambda self: self._latent, doc="L, the latent width")
+    eps = property(lambda self: self._eps, doc="the RMSNorm epsilon")
+    norm = property(lambda self: self._norm, doc="the RMSNorm order of the expected outputs: declared, fused or round-then-weight")
+    tiers = property(lambda self: list(self._tiers), doc="the tiers with expected outputs (a new list each time)")
 
     def __repr__(self):
         return f"ltt.Case(T={self.tp}, M={self.tokens}, H={self.hidden}, L={self.latent}, tiers={self.tiers}, path={self.path!r})"
