@@ -59,13 +59,22 @@ std::string shell_word(const std::string& s) {
     return std::isalnum(static_cast<unsigned char>(c)) || (c && std::strchr("_-+=.,:/@%", c));
   });
   if (plain) return s;
-  // A control character (a newline in a file's name) in bash's $'...' form,
-  // so the word stays on its line and the shell reads back the same bytes.
-  if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+  // A control character (a newline in a file's name) or a byte that is no
+  // part of UTF-8 (a name in another encoding) in bash's $'...' form, so the
+  // word stays on its line, a JSON report can hold it (JSON is UTF-8), and
+  // the shell reads back the same bytes.
+  if (printable(s) != s) {
     std::string q = "$'";
-    for (char c : s) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      const size_t n = utf8_length(s, i);
+      if (n > 1) {
+        q.append(s, i, n);
+        i += n - 1;
+        continue;
+      }
       if (c == '\'' || c == '\\') q += '\\';
-      q += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? printable(std::string(1, c)) : std::string(1, c);
+      q += n == 0 || static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? printable(std::string(1, c)) : std::string(1, c);
     }
     return q + "'";
   }

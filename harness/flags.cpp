@@ -318,7 +318,13 @@ Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& 
     for (size_t j = i + 1; j < flag_paths.size(); ++j) {
       const auto& [fa, a] = flag_paths[i];
       const auto& [fb, b] = flag_paths[j];
-      if (a.empty() || b.empty() || own_descriptor(a) || own_descriptor(b)) continue;  // stdout may take both
+      if (a.empty() || b.empty()) continue;
+      if (const auto da = own_descriptor(a), db = own_descriptor(b); da || db) {  // "-", /dev/stdout, /dev/fd/N
+        if (da && db && *da == *db)
+          return LTT_USAGE(fa, " ", a, " and ", fb, " ", b, " both write to descriptor ", *da,
+                           *da == 1 ? " (standard output)" : "", ": the two reports would run together; send one to a file");
+        continue;
+      }
       struct stat st {};
       if (::stat(a.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) continue;  // a device (/dev/null) too: written in place, nothing replaced
       if (same_file(a, b)) return LTT_USAGE(fa, " and ", fb, " name the same file (", a, "): give each its own");

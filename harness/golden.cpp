@@ -560,6 +560,8 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   const std::string mpath = dir + "/manifest.json";
   DirLock lock;
   LTT_TRY(lock.take(dir, false));
+  // From here a refusal (the manifest, an entry) or a kill leaves "did not finish", never an earlier run's pass.
+  if (!html.empty()) LTT_TRY(claim_html(html, "ltt regress", command));
   auto manifest = read_manifest(mpath, true);
   if (!manifest.ok()) return manifest.error();
   const auto& files = (*manifest)["files"];

@@ -16,7 +16,18 @@ namespace ltt {
 
 std::string html_escape(const std::string& s) {
   std::string o;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {  // UTF-8 kept; a byte that is none of it (the page is UTF-8) is U+FFFD
+      const size_t n = utf8_length(s, i);
+      if (n == 0) {
+        o += "\xEF\xBF\xBD";
+      } else {
+        o.append(s, i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;
@@ -83,7 +94,8 @@ document.querySelectorAll('canvas[data-map]').forEach(function (cv) {
   const ranges = [], cols = Array.from(hotCols).sort(function (a, b) { return a - b; });
   for (let k = 0; k < cols.length; ) {
     let e = k; while (e + 1 < cols.length && cols[e + 1] === cols[e] + 1) ++e;
-    const lo = Math.floor(cols[k] * d.H / d.cols), hi = Math.ceil((cols[e] + 1) * d.H / d.cols) - 1;
+    // Cell j holds the hidden columns c with floor(c cols / H) = j: ceil(j H / cols) .. ceil((j + 1) H / cols) - 1.
+    const lo = Math.ceil(cols[k] * d.H / d.cols), hi = Math.ceil((cols[e] + 1) * d.H / d.cols) - 1;
     ranges.push(lo + '-' + hi); k = e + 1;
   }
   cv.setAttribute('data-hot-cols', ranges.join(','));
@@ -121,7 +133,9 @@ Status write_html(const std::string& path, const std::string& title, const std::
   h += cat("<h1>", esc(title), ": ", failed == 0 ? "pass" : "FAIL", "</h1>\n<p>", counted(results.size(), "case"), ", ", failed,
            " failed, ", fmt("%.1f", wall_seconds), " s. Command: <code>", esc(command), "</code></p>\n");
   for (const auto& n : notes) h += "<p class='note'>" + esc(n) + "</p>\n";
-  h += cat("<p class='legend'>", esc(verdict), ". Heatmaps below for each failing case.</p>\n");
+  const bool passing_maps = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.ok && r.heat.rows; });
+  h += cat("<p class='legend'>", esc(verdict), passing_maps ? ". Heatmaps below for every case (--html-all).</p>\n"
+                                                            : ". Heatmaps below for each failing case.</p>\n");
   // The table's columns, and the outputs given where verify says which (a directory's case file).
   const bool outputs = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
   h += cat("<table id='summary'><tr><th>case</th><th>tier</th><th>T</th><th>M</th><th>dist</th><th>algo</th><th>outside</th>"
@@ -165,6 +179,7 @@ Status write_html(const std::string& path, const std::string& title, const std::
         for (const auto& f : r.first) h += "<li><code>" + esc(f) + "</code></li>";
         h += "</ul>\n";
       }
+      if (r.farthest_unlisted()) h += "<p>farthest: <code>" + esc(r.farthest_text) + "</code></p>\n";
     }
     auto close_case = [&h, &r] {
       if (!r.repro.empty()) h += "<p>reproduce: <code>" + esc(r.repro) + "</code></p>\n";

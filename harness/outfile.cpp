@@ -3,7 +3,9 @@
 #include "outfile.hpp"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,21 +66,39 @@ int open_fifo_to_write(const std::string& flag, const std::string& shown, const 
 
 // In place: for what must not be renamed over (a device, a FIFO, a file with
 // other hard links) and where no temporary can be made beside the target.
+// A regular file's room is reserved first (fallocate: past its end only
+// zeros are added), so a full disk or a file-size limit refuses the write
+// before a byte of the earlier file is touched; then the text goes over it
+// from the start, and the file is cut to the text's length. Where the file system reserves nothing (no fallocate), the
+// file is truncated and written, and a failure says it is left cut short.
 Status write_in_place(const std::string& flag, const std::string& shown, const std::string& path, const std::string& text,
                       bool create = true) {
   struct stat st {};
-  const bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
-  const int fd = fifo ? open_fifo_to_write(flag, shown, path)
-                      : ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+  const bool exists = ::stat(path.c_str(), &st) == 0, fifo = exists && S_ISFIFO(st.st_mode), regular = !exists || S_ISREG(st.st_mode);
+  const int fd = fifo ? open_fifo_to_write(flag, shown, path) : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
   if (fd < 0) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(errno));
-  bool ok = write_all(fd, text);
-  int err = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
+  auto failed = [&](int err, const char* left) {
+    ::close(fd);
+    Error e = LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err), left);
+    e.os_errno = err;
+    return e;
+  };
+  bool reserved = false;
+  if (regular && !text.empty()) {
+    // A file-size limit (ulimit -f) is past the reservation's reach: said before the write.
+    if (rlimit lim{}; ::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && text.size() > lim.rlim_cur)
+      return failed(EFBIG, " (the file is left as it was)");
+    if (::fallocate(fd, 0, 0, static_cast<off_t>(text.size())) == 0) reserved = true;
+    else if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) return failed(errno, " (the file is left as it was)");
   }
-  if (!ok) {
-    Error e = LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err));
+  if (regular && !reserved && ::ftruncate(fd, 0) != 0) return failed(errno, " (the file is left as it was)");
+  const char* left = !regular ? "" : reserved ? " (written in place: the file may hold part of this report over the earlier one)"
+                                              : " (written in place: the file is left cut short)";
+  if (!write_all(fd, text)) return failed(errno, left);
+  if (regular && reserved && ::ftruncate(fd, static_cast<off_t>(text.size())) != 0) return failed(errno, left);
+  if (::close(fd) != 0) {
+    const int err = errno;
+    Error e = LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err), left);
     e.os_errno = err;
     return e;
   }

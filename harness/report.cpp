@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -43,6 +44,12 @@ std::string CaseResult::ambiguous_shown() const {
 }
 
 std::string CaseResult::max_ratio_shown() const { return !stopped.empty() ? "-" : max_ratio_text(vs_truth); }
+
+bool CaseResult::farthest_unlisted() const {
+  if (!farthest || first.empty() || outside <= first.size() || first_outside.size() < first.size()) return false;
+  const Outside& last = first_outside[first.size() - 1];
+  return farthest->row * p.H + farthest->col > last.row * p.H + last.col;
+}
 
 std::string CaseResult::gate_shown() const { return !stopped.empty() ? "-" : std::to_string(gate_fail); }
 
@@ -291,8 +298,14 @@ std::map<std::string, std::string> case_metadata(const Problem& p, const std::ve
 
 // One case of a JSON report (README, "The JSON report").
 static nlohmann::json case_json(const CaseResult& r) {
-  const bool no_output = !r.stopped.empty();  // no output: no rank, rerun or gate figure
+  const bool no_output = !r.stopped.empty();  // no output: no rank, rerun, gate or error figure
   const ErrorStats& s = r.vs_truth;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const bool mismatch = s.nonfinite_mismatch > 0;
+  // A figure of the output: null when there is none (stopped), "inf" where infinite (JSON has no Inf).
+  auto figure = [no_output](double x) {
+    return no_output ? nlohmann::json(nullptr) : std::isinf(x) ? nlohmann::json("inf") : nlohmann::json(x);
+  };
   nlohmann::json j = {{"tier", r.tier},
                       {"tp", r.p.T},
                       {"tokens", r.p.M},
@@ -303,18 +316,19 @@ static nlohmann::json case_json(const CaseResult& r) {
                       {"algo", name(r.contract.algo)},
                       {"rmsnorm_order", name(r.contract.norm)},
                       {"vs_truth",
-                       {{"max_abs", s.max_abs},
-                        {"max_rel", s.max_rel},
-                        {"normwise_rel", std::isnan(s.normwise) ? nlohmann::json(nullptr) : nlohmann::json(s.normwise)},
+                       // "inf" where an element's NaN/Inf class differs from the truth's (no finite error), as the table's err/bnd
+                       {{"max_abs", figure(mismatch ? kInf : s.max_abs)},
+                        {"max_rel", figure(mismatch ? kInf : s.max_rel)},
+                        {"normwise_rel", mismatch ? figure(kInf) : std::isnan(s.normwise) ? nlohmann::json(nullptr) : figure(s.normwise)},
                         {"normwise_note", s.normwise_note},
-                        {"max_err_over_bound", s.max_ratio},
-                        {"p999_err_over_bound", s.p999_ratio},
+                        {"max_err_over_bound", figure(mismatch ? kInf : s.max_ratio)},
+                        {"p999_err_over_bound", figure(s.p999_ratio)},
                         {"over_bound", s.over},
                         {"nonfinite_expected", s.nonfinite_expected},
                         {"nonfinite_mismatch", s.nonfinite_mismatch}}},
                       {"admissible",
                        {{"outside", r.outside},
-                        {"steps_max", std::isinf(r.steps_max) ? -1.0 : r.steps_max},
+                        {"steps_max", no_output ? nlohmann::json(nullptr) : nlohmann::json(std::isinf(r.steps_max) ? -1.0 : r.steps_max)},
                         {"ambiguous", r.ambiguous},
                         {"unbounded", r.unbounded},
                         {"rows_checked", r.rows_checked},
@@ -340,7 +354,7 @@ static nlohmann::json case_json(const CaseResult& r) {
                          return nlohmann::json{{"index", {f.row, f.col}}, {"got", num(f.got)}, {"lo", num(f.lo)}, {"hi", num(f.hi)},
                                                {"steps", num(f.steps)}, {"truth", num(f.truth)}, {"emulated", num(f.emulated)}};
                        }()},
-                      {"elements", r.vs_truth.n},
+                      {"elements", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.vs_truth.n)},
                       {"variants", {{"run", r.variants},
                                     {"failed", r.variants_failed},
                                     {"row_seed", r.variant_shown ? nlohmann::json(*r.variant_shown) : nlohmann::json(nullptr)}}},
@@ -350,7 +364,8 @@ static nlohmann::json case_json(const CaseResult& r) {
                          return a;
                        }()},
                       {"stopped", r.stopped},
-                      {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", r.ulp_max > 1e8 ? -1.0 : r.ulp_max}, {"frac_differ", r.frac_differ},
+                      {"vs_emulated", {{"ulp_hist", r.ulp_hist}, {"ulp_max", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.ulp_max > 1e8 ? -1.0 : r.ulp_max)},
+                                      {"frac_differ", figure(r.frac_differ)},
                                       {"rows_moved", r.rows_moved}, {"rows_moved_kinds", r.rows_moved_kinds}}},
                       {"ranks_agree", no_output ? nlohmann::json(nullptr) : nlohmann::json(r.bad_rank < 0)},
                       {"first_differing_rank", r.bad_rank},
@@ -400,15 +415,18 @@ nlohmann::json report_head(const std::string& command) {
 
 Status Report::claim() {
   claimed_ = true;
-  const std::string note = unfinished_note(title_, o_.command);
   LTT_TRY(claim_json(o_.json, title_, o_.command));
-  if (!o_.markdown.empty()) LTT_TRY(mark_unfinished("--markdown", o_.markdown, cat("### ", title_, ": did not finish\n\n", note, "\n")));
-  if (!o_.html.empty())
-    LTT_TRY(mark_unfinished("--html", o_.html,
-                            cat("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", html_escape(title_),
-                                ": did not finish</title></head>\n<body><h1>", html_escape(title_), ": did not finish</h1>\n<p>",
-                                html_escape(note), "</p></body></html>\n")));
+  if (!o_.markdown.empty())
+    LTT_TRY(mark_unfinished("--markdown", o_.markdown, cat("### ", title_, ": did not finish\n\n", unfinished_note(title_, o_.command), "\n")));
+  if (!o_.html.empty()) LTT_TRY(claim_html(o_.html, title_, o_.command));
   return {};
+}
+
+Status claim_html(const std::string& path, const std::string& title, const std::string& command) {
+  return mark_unfinished("--html", path,
+                         cat("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", html_escape(title),
+                             ": did not finish</title></head>\n<body><h1>", html_escape(title), ": did not finish</h1>\n<p>",
+                             html_escape(unfinished_note(title, command)), "</p></body></html>\n"));
 }
 
 std::string verdict_sentence(bool reruns) {
@@ -490,10 +508,8 @@ void Report::add(const CaseResult& r) {
     if (r.rows_moved) std::printf("#     %s\n", r.rows_moved_note().c_str());
     if (r.rows_outside) std::printf("#     %s\n", r.row_outside_text.c_str());
     for (const auto& f : r.first) std::printf("#     %s\n", f.c_str());
-    if (r.farthest && r.outside > r.first.size() &&
-        (r.farthest->row * r.p.H + r.farthest->col > r.first_outside[r.first.size() - 1].row * r.p.H + r.first_outside[r.first.size() - 1].col))
-      std::printf("#     farthest: %s\n", r.farthest_text.c_str());
-    if (!r.dump.empty()) std::printf("#     case file: %s\n", r.dump.c_str());
+    if (r.farthest_unlisted()) std::printf("#     farthest: %s\n", r.farthest_text.c_str());
+    if (!r.dump.empty()) std::printf("#     case file: %s\n", printable(r.dump).c_str());
     std::printf("#     reproduce: %s\n", r.repro.c_str());
   }
   if (!r.outputs_note.empty()) std::printf("#   tier %d T %d M %d %s: %s\n", r.tier, r.p.T, r.p.M, name(r.p.dist), printable(r.outputs_note).c_str());
@@ -512,6 +528,7 @@ void Report::add(const CaseResult& r) {
 }
 
 Status Report::finish(double wall_seconds) {
+  finished_ = true;
   size_t outside = 0, failed = 0, gate_pass_but_fail = 0, stopped = 0;
   std::map<std::string, size_t> by_check;
   for (const auto& r : results_) {
@@ -573,9 +590,9 @@ Status Report::finish(double wall_seconds) {
   return writes.status();
 }
 
-void Checkpoints::update(size_t done, const char* what, std::initializer_list<File> files) {
+void Checkpoints::update(size_t done, const char* what, std::initializer_list<File> files, bool force) {
   const double t0 = now_seconds();
-  if (done > 1 && t0 - last_ < std::max(1.0, 20 * cost_)) return;
+  if (!force && done > 1 && t0 - last_ < std::max(1.0, 20 * cost_)) return;
   ReportWrites writes;
   for (const File& f : files)
     if (!f.path.empty()) writes.keep(update_unfinished(f.flag, f.path, f.text()));
@@ -592,6 +609,21 @@ std::string so_far_note(const std::string& title, size_t done, size_t planned, c
              done == 1 ? " is" : " are", " in it so far, each judged. The run is still going, or it ended before "
              "its last ", what, " (killed; refused part way: its stderr says why; a hang, a crash or an early exit: its stderr names the rank "
              "and the stage). There is no verdict here: those not in it were not judged. Command: ", command);
+}
+
+std::string markdown_code(const std::string& text) {
+  // CommonMark: a code span's fence is a run of backticks no run inside it matches; spaces keep a backtick at
+  // either end apart from the fence.
+  size_t longest = 0;
+  for (size_t i = 0, run = 0; i < text.size(); ++i) longest = std::max(longest, run = text[i] == '`' ? run + 1 : 0);
+  const std::string fence(longest + 1, '`'), pad = longest ? " " : "";
+  return fence + pad + text + pad + fence;
+}
+
+std::string markdown_text(const std::string& text) {
+  std::string o;
+  for (const char c : printable(text)) o += c == '<' ? std::string("&lt;") : c == '&' ? std::string("&amp;") : std::string(1, c);
+  return o;
 }
 
 nlohmann::json Report::json_doc(bool finished, size_t failed, double wall_seconds) const {
@@ -622,8 +654,7 @@ nlohmann::json Report::json_doc(bool finished, size_t failed, double wall_second
 
 std::string Report::markdown_doc(bool finished, size_t failed, double wall_seconds) const {
   std::ostringstream f;
-  // A code span that holds a backtick is fenced by two (CommonMark), with spaces inside.
-  const std::string command = o_.command.find('`') == std::string::npos ? "`" + o_.command + "`" : "`` " + o_.command + " ``";
+  const std::string command = markdown_code(printable(o_.command));
   if (finished)
     f << "### " << title_ << ": " << (failed == 0 ? "pass" : "FAIL") << "\n\n"
       << counted(results_.size(), "case") << ", " << failed << " failed, " << fmt("%.1f", wall_seconds) << " s. Command: " << command
@@ -631,14 +662,14 @@ std::string Report::markdown_doc(bool finished, size_t failed, double wall_secon
   else
     f << "### " << title_ << ": did not finish (" << (planned_ ? cat(results_.size(), " of ", planned_, " cases") : counted(results_.size(), "case"))
       << " so far, " << failed << " failed)\n\n" << so_far_note(title_, results_.size(), planned_, "case", o_.command) << "\n\n";
-  for (const auto& n : notes_) f << n << "\n\n";
+  for (const auto& n : notes_) f << markdown_text(n) << "\n\n";
   f << verdict_sentence(reruns()) << strict_gate_clause(o_) << ".\n\n";
   // The table's columns, and the outputs given where verify says which (a
   // directory's case file, ranks given): a row says which case it is.
   const bool outputs = std::any_of(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.outputs_note.empty(); });
   auto md = [](const std::string& t) {  // a cell: no '|' or line break to end it, no backtick to open code
     std::string c;
-    for (char ch : t) c += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : ch == '`' ? std::string("'") : std::string(1, ch);
+    for (char ch : markdown_text(t)) c += ch == '|' ? std::string("\\|") : ch == '`' ? std::string("'") : std::string(1, ch);
     return c;
   };
   f << "| tier | T | M | dist | algo | outside | steps | ambiguous % | max err/bound | ULP 0/1/2/3+ | ranks | rerun | gate fails | verdict |"
@@ -653,12 +684,17 @@ std::string Report::markdown_doc(bool finished, size_t failed, double wall_secon
   return f.str();
 }
 
-void Report::checkpoint() {
-  if (!claimed_ || (planned_ && results_.size() >= planned_)) return;  // finish() writes the whole report next
+Report::~Report() {
+  if (claimed_ && !finished_ && !results_.empty()) checkpoint(true);
+}
+
+void Report::checkpoint(bool force) {
+  if (!claimed_ || finished_ || (!force && planned_ && results_.size() >= planned_)) return;  // finish() writes the whole report next
   const size_t failed = static_cast<size_t>(std::count_if(results_.begin(), results_.end(), [](const CaseResult& r) { return !r.ok; }));
   checkpoints_.update(results_.size(), "the cases so far",
                       {{"--json", o_.json, [&] { return json_text(json_doc(false, failed, 0)); }},
-                       {"--markdown", o_.markdown, [&] { return markdown_doc(false, failed, 0); }}});
+                       {"--markdown", o_.markdown, [&] { return markdown_doc(false, failed, 0); }}},
+                      force);
 }
 
 }  // namespace ltt

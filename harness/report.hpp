@@ -107,6 +107,9 @@ struct CaseResult {
   // line also gives the distance as a value.
   std::optional<Outside> farthest;
   std::string farthest_text;
+  // Whether the farthest element lies past those listed (first): then it is
+  // shown on a line of its own (the terminal's "farthest:", the HTML's).
+  bool farthest_unlisted() const;
   // Heatmaps over (token x hidden column) for the HTML report, pooled to at
   // most 128 x 512 cells (each cell the largest value it covers); filled for
   // failing cases when an HTML report is asked for (every case with --html-all).
@@ -193,6 +196,8 @@ std::string verdict_sentence(bool reruns);
 std::string unfinished_note(const std::string& title, const std::string& command);
 // --json's placeholder written at `path` (nothing when `path` is empty).
 Status claim_json(const std::string& path, const std::string& title, const std::string& command);
+// The same for an HTML page (check's and verify's --html, regress --html).
+Status claim_html(const std::string& path, const std::string& title, const std::string& command);
 // The fields every finished JSON report of check, verify and mutants opens
 // with: {"ltt_version", "command", "finished": true}.
 nlohmann::json report_head(const std::string& command);
@@ -212,7 +217,8 @@ class Checkpoints {
   // With `done` items judged: each file rewritten through update_unfinished
   // when due; a write that fails is said once on stderr ("... (`what`); the
   // report is tried again at the end"), and the run goes on.
-  void update(size_t done, const char* what, std::initializer_list<File> files);
+  // `force`: now, whatever the pace (the run is leaving early).
+  void update(size_t done, const char* what, std::initializer_list<File> files, bool force = false);
 
  private:
   double last_ = 0, cost_ = 0;  // when the last write ended, and what it took (s)
@@ -223,9 +229,21 @@ class Checkpoints {
 // (0: not known) `what`s are in it so far; no verdict.
 std::string so_far_note(const std::string& title, size_t done, size_t planned, const std::string& what, const std::string& command);
 
+// Text as a Markdown code span (`text`, fenced by more backticks than any
+// run inside it), and as Markdown text: control characters and bytes that
+// are no UTF-8 escaped (printable()), '<' and '&' as entities (no raw HTML).
+std::string markdown_code(const std::string& text);
+std::string markdown_text(const std::string& text);
+
 class Report {
  public:
   Report(const CheckOptions& o, int processes, std::string title = "ltt check");
+  // A run that leaves before finish() (refused part way: an error returned)
+  // writes the cases judged so far once more, whatever the checkpoints' pace,
+  // so the reports keep every case the terminal showed.
+  ~Report();
+  Report(const Report&) = delete;
+  Report& operator=(const Report&) = delete;
   // Each report file (--json, --markdown, --html) replaced by the note that
   // the run has not finished (mark_unfinished), before the first case runs:
   // finish() writes the reports over it. While the run is on, after a case
@@ -244,9 +262,11 @@ class Report {
   // printed under the table's header as "# not checked: ..." when added
   // before header(), at once when added after it, and kept in every
   // report (JSON "notes", Markdown, HTML).
-  void note(std::string line) {
-    if (header_shown_) std::printf("# %s\n", line.c_str());
-    notes_.push_back(std::move(line));
+  // A file's name in it keeps the note on its line: control characters and
+  // bytes that are no UTF-8 are written as escapes (printable()).
+  void note(const std::string& line) {
+    notes_.push_back(printable(line));
+    if (header_shown_) std::printf("# %s\n", notes_.back().c_str());
   }
   const std::vector<std::string>& notes() const { return notes_; }
   Status finish(double wall_seconds);  // footer, then the JSON and Markdown files
@@ -263,8 +283,8 @@ class Report {
   // The reports while the run is on (claim(), add()).
   nlohmann::json json_doc(bool finished, size_t failed, double wall_seconds) const;
   std::string markdown_doc(bool finished, size_t failed, double wall_seconds) const;
-  void checkpoint();
-  bool claimed_ = false;
+  void checkpoint(bool force = false);
+  bool claimed_ = false, finished_ = false;
   size_t planned_ = 0;
   Checkpoints checkpoints_;
 };

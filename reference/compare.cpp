@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "bf16.hpp"
@@ -93,10 +94,17 @@ ErrorStats compare_impl(Get y_at, size_t n, const MatD& truth, const MatD& bound
     s.normwise = std::nan("");
     s.normwise_note = "not computed: no element is finite in both the output and the truth";
   }
-  if (!ratios.empty()) {
-    const size_t k = std::min(ratios.size() - 1, static_cast<size_t>(std::ceil(0.999 * static_cast<double>(ratios.size()))) - 1);
-    std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(k), ratios.end());
-    s.p999_ratio = ratios[k];
+  // The percentile over every element judged, an element whose NaN/Inf
+  // class differs from the truth's counted as an infinite ratio (max_ratio
+  // stays the finite elements' own; max_ratio_text says "inf").
+  if (const size_t judged = ratios.size() + s.nonfinite_mismatch; judged > 0) {
+    const size_t k = std::min(judged - 1, static_cast<size_t>(std::ceil(0.999 * static_cast<double>(judged))) - 1);
+    if (k >= ratios.size()) {
+      s.p999_ratio = std::numeric_limits<double>::infinity();
+    } else {
+      std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(k), ratios.end());
+      s.p999_ratio = ratios[k];
+    }
   }
   return s;
 }

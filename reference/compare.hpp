@@ -17,7 +17,7 @@ struct ErrorStats {
   size_t nonfinite_mismatch = 0;   // ...and y is not the same NaN / +Inf / -Inf (or y is, unexpectedly)
   size_t nonzero = 0;              // elements of y that are not zero
   double max_ratio = 0;            // max |y - truth| / bound
-  double p999_ratio = 0;           // 99.9th percentile of the same
+  double p999_ratio = 0;           // 99.9th percentile of the same, a NaN/Inf class mismatch counted as +inf
   double max_abs = 0;              // max |y - truth|
   double max_rel = 0;              // max |y - truth| / |truth| (truth != 0)
   double normwise = 0;             // ||y - truth||_F / ||truth||_F (NaN where not meaningful: see normwise_note)

@@ -47,8 +47,13 @@ std::string shortest(double x);
 
 // s with its control characters written as escapes (\n, \t, \0, \xHH), so a
 // name holding them (a file called "a\nb") stays on its one line of a report
-// or message, and a NUL no longer cuts the rest of the line off.
+// or message, and a NUL no longer cuts the rest of the line off; a byte that
+// is no part of well-formed UTF-8 is written \xHH too (UTF-8 is kept).
 std::string printable(const std::string& s);
+// The length (1 to 4) of the well-formed UTF-8 sequence that starts at byte
+// i of s, or 0 where none does (a stray or truncated byte, an overlong form,
+// a surrogate, past U+10FFFF, or i past the end).
+size_t utf8_length(const std::string& s, size_t i);
 
 // A count and its noun: counted(1, "case") is "1 case", counted(3, "case") "3 cases",
 // counted(2, "process") "2 processes".

@@ -32,7 +32,8 @@ def run(args, timeout=120, **kw):
     """Runs args; a run past `timeout` comes back as exit -9 with 'TIMEOUT' on stderr (a failed check, not a crash)."""
     t0 = time.time()
     try:
-        r = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
+        # Bytes that are no UTF-8 (a regressed escape of a file's name) are checked for, not a crash of the test.
+        r = subprocess.run(args, capture_output=True, text=True, errors="backslashreplace", timeout=timeout, **kw)
     except subprocess.TimeoutExpired as e:
         # What came before the timeout is bytes even with text=True (Python's TimeoutExpired).
         text = [x.decode(errors="replace") if isinstance(x, bytes) else x or "" for x in (e.stdout, e.stderr)]
@@ -1188,6 +1189,115 @@ elif cls == "unseen":
     r = run([ltt, "check", "--tier", "1", *one, "--mutant", "tier1-own-s", "--dump-dir", "-"], cwd="f15")
     expect(r.returncode == 2 and "--dump-dir -: files go into a folder" in r.stderr and not os.path.exists("f15/-"),
            "--dump-dir - refused, no folder '-' made", r)
+
+    # 16. Found by the fifty-first session's review of the report files.
+    os.makedirs("f16", exist_ok=True)
+    os.chdir("f16")
+    # (a) NaN outputs: the JSON's error figures said 0 ("inside the bound") where the table says inf; a stopped
+    # case's figures read as a perfect output (0) where it has none (null).
+    r = run([ltt, "check", "--dims", "small", "--tp", "8", "--tokens", "1,5", "--dist", "realistic", "--tier", "1",
+             "--mutant", "last-row-unwritten", "--json", "nan.json"])
+    cases = json.load(open("nan.json"))["cases"] if os.path.exists("nan.json") else []
+    expect(r.returncode == 1 and len(cases) == 2 and all(c["vs_truth"]["nonfinite_mismatch"] > 0 and c["vs_truth"]["max_err_over_bound"] == "inf"
+                                                         and c["vs_truth"]["max_abs"] == "inf" and c["vs_truth"]["p999_err_over_bound"] == "inf"
+                                                         for c in cases[:1]) and cases[1]["vs_truth"]["max_err_over_bound"] == "inf",
+           f"NaN outputs: the JSON's err/bnd is inf, as the table's: {[c['vs_truth'] for c in cases]}", r)
+    r = run([ltt, "check", "--dims", "small", "--tp", "8", "--tokens", "33", "--dist", "adversarial", "--tier", "0",
+             "--mutant", "lamport-neg-zero", "--json", "stop.json"])
+    c = json.load(open("stop.json"))["cases"][0] if os.path.exists("stop.json") else {}
+    expect(c.get("stopped") and c.get("elements") is None and c["admissible"]["steps_max"] is None and c["vs_truth"]["max_err_over_bound"] is None
+           and c["vs_emulated"]["ulp_max"] is None and c["vs_emulated"]["frac_differ"] is None,
+           f"a stopped case's figures are null: {c.get('elements')}, {c.get('vs_truth')}", r)
+    # (c) regress --html: a refused run left the earlier page's "pass" beside a drift.
+    run([ltt, "golden", "--out", "gs", "--dims", "small", "--tp", "8", "--tokens", "1,5", "--dist", "realistic"])
+    r = run([ltt, "regress", "gs", "--html", "rg.html"])
+    first = open("rg.html").read() if os.path.exists("rg.html") else ""
+    m = json.load(open("gs/manifest.json"))
+    for e in m["files"]:
+        if "_M5_" in e["file"]:
+            e["metadata"]["seed"] = "0x"
+    json.dump(m, open("gs/manifest.json", "w"))
+    r = run([ltt, "regress", "gs", "--html", "rg.html"])
+    page = open("rg.html").read()
+    expect("ltt regress: pass" in first and r.returncode == 2 and "did not finish" in page and "pass</h1>" not in page,
+           "regress --html refused part way: the page says it did not finish", r)
+    # (d) verify refused part way (a case file edited) kept 1 of the cases it had judged in its JSON and Markdown.
+    run([ltt, "golden", "--out", "g3", "--dims", "small", "--tp", "8", "--tokens", "1,5,33", "--dist", "realistic"])
+    os.makedirs("vc", exist_ok=True)
+    os.makedirs("vo", exist_ok=True)
+    for name in sorted(os.listdir("g3")):
+        if not name.endswith(".safetensors"):
+            continue
+        t, meta = stfile.read(os.path.join("g3", name))
+        stfile.write(os.path.join("vc", name), t, meta)
+        stfile.write(os.path.join("vo", name), {f"output.tier{k[len('expected.tier'):]}.rank{r}": v for k, v in t.items()
+                                                 if k.startswith("expected.tier") for r in range(int(meta["tp"]))})
+    edited = os.path.join("vc", "H256_L128_T8_M5_realistic_seed0_one-shot_declared.safetensors")
+    t, meta = stfile.read(edited)
+    d, sh, b = t["expected.tier3"]
+    t["expected.tier3"] = (d, sh, bytes([b[0], b[1] ^ 0x40]) + b[2:])
+    stfile.write(edited, t, meta)
+    r = run([ltt, "verify", "--case", "vc", "--output", "vo", "--json", "v.json", "--markdown", "v.md"])
+    rows = [x for x in r.stdout.splitlines() if x.startswith("     ")]
+    jcases = json.load(open("v.json"))["cases"] if os.path.exists("v.json") else []
+    expect(r.returncode == 2 and len(rows) > 1 and len(jcases) == len(rows) and f"{len(rows)} of " in open("v.md").read().splitlines()[0],
+           f"verify refused part way keeps every judged case: {len(rows)} rows, {len(jcases)} in the JSON", r)
+    # (b) A report written in place (the file has another link) past a file-size limit (as on a full disk): it was
+    # left cut short, invalid JSON; now the write is refused before the earlier file is touched (verify: no MPI,
+    # whose shared memory the limit would refuse).
+    open("inplace.json", "w").write('{"old": 1}\n')
+    os.link("inplace.json", "inplace-link.json")
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    r = run([ltt, "verify", "--case", "g3", "--output", "vo", "--json", "inplace.json"], preexec_fn=small_files)
+    try:
+        kept = json.load(open("inplace-link.json"))
+    except ValueError as e:
+        kept = {"invalid": str(e)}
+    expect(r.returncode == 2 and "the file is left as it was" in r.stderr and kept.get("finished") is False,
+           f"an in-place report that cannot be written whole is left as it was: {kept}", r)
+    # (e) A path that is no UTF-8: the reproduce line (JSON) reruns the same file; the HTML and Markdown are UTF-8.
+    case5 = os.path.join("g3", "H256_L128_T8_M5_realistic_seed0_one-shot_declared.safetensors")
+    t, meta = stfile.read(case5)
+    d, sh, b = t["expected.tier1"]
+    stfile.write("bad.safetensors", {"output.tier1.rank0": (d, sh, bytes([b[0], b[1] ^ 0x40]) + b[2:])})
+    odd = b"nu/case\xff.safetensors"
+    os.makedirs("nu", exist_ok=True)
+    shutil.copy(case5, odd)
+    r = run([ltt, "verify", "--case", os.fsdecode(odd), "--output", "bad.safetensors", "--tier", "1", "--json", "nu.json",
+             "--html", "nu.html", "--markdown", "nu.md"])
+    repro = json.load(open("nu.json"))["cases"][0]["reproduce"] if os.path.exists("nu.json") else ""
+    again = run(["bash", "-c", repro])
+    try:
+        utf8 = all(open(f, "rb").read().decode() is not None for f in ("nu.html", "nu.md"))
+    except (UnicodeDecodeError, OSError):
+        utf8 = False
+    expect(r.returncode == 1 and "\\xff" in repro and again.returncode == 1 and utf8,
+           f"a name that is no UTF-8: the reproduce line reruns it ({repro!r}, exit {again.returncode}), the pages are UTF-8", again)
+    # (f) A file name holding a newline in verify's notes: the terminal and the Markdown keep it on its line, and
+    # the Markdown holds no raw HTML.
+    os.makedirs("dc", exist_ok=True)
+    os.makedirs("do", exist_ok=True)
+    shutil.copy(case5, "dc")
+    base5 = os.path.basename(case5)
+    stfile.write(os.path.join("do", base5), {"output.tier1.rank0": t["expected.tier1"], "output.tier2.rank0": t["expected.tier2"],
+                                             "output.tier3.rank0": t["expected.tier3"], "output.tier4.rank0": t["expected.tier4"]})
+    shutil.copy(os.path.join("do", base5), os.path.join("do", "x\n# All outputs verified: PASS <b>ok.safetensors"))
+    r = run([ltt, "verify", "--case", "dc", "--output", "do", "--markdown", "d.md"])
+    md = open("d.md").read() if os.path.exists("d.md") else ""
+    expect(r.returncode == 0 and not any(x.startswith("# All outputs verified") for x in r.stdout.splitlines())
+           and not any(x.startswith("# All outputs") for x in md.splitlines()) and "<b>" not in md and "x\\n# All" in md,
+           "a file name's newline stays on its line of the terminal and the Markdown", r)
+    # (g) A Markdown command holding two backticks in a row: its code span's fence is longer than any run in it.
+    r = run([ltt, "check", "--dims", "small", "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "1", "--markdown", "a``b.md"])
+    line = [x for x in open("a``b.md").read().splitlines() if "Command:" in x] if os.path.exists("a``b.md") else []
+    expect(r.returncode == 0 and line and line[0].split("Command: ", 1)[1].startswith("``` ") and line[0].endswith(" ```"),
+           f"a command with a run of two backticks is fenced by three: {line}", r)
+    # (h) Two reports to standard output ran together: refused.
+    refused(["check", "--dims", "small", "--tp", "8", "--tokens", "5", "--json", "-", "--markdown", "/dev/stdout"],
+            "both write to descriptor 1 (standard output)")
+    os.chdir("..")
 else:
     sys.exit(f"unknown class {cls}")
 

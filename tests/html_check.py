@@ -108,6 +108,25 @@ d = dom("vbad.html")
 expect(r.returncode == 1 and "ltt verify: FAIL" in d and hot(d, "steps-0") == "64-95" and "reproduce:" in d,
        f"verify --html of a wrong shard: FAIL, its columns hot (exit {r.returncode}, {hot(d, 'steps-0')})")
 
+# 7. Found by the fifty-first session's review. (a) Where H is no multiple of the map's 512 cells, a cell's
+#    hidden columns start at ceil(j H / cols): H 768 at T 8 swaps columns 95 and 96 (the shard edge), which
+#    fall in cells 63 and 64, whose columns are 95 and 96-97 (the page said 94-97).
+subprocess.run([ltt, "check", "--dims", "768,384", "--tp", "8", "--tokens", "5", "--dist", "realistic", "--tier", "2",
+                "--mutant", "swap-shard-edge", "--html", "edge768.html"], capture_output=True)
+d = dom("edge768.html")
+expect(hot(d, "steps-0") == "95-97", f"H 768: the hot columns are the cells' own: {hot(d, 'steps-0')}")
+# (b) --html-all's legend says every case has maps; a failing case's farthest element past the 20 listed is shown.
+subprocess.run([ltt, "check", *small, "--tokens", "5", "--tier", "1,2", "--mutant", "tier1-own-s", "--html", "all.html",
+                "--html-all"], capture_output=True)
+page = open("all.html").read()
+expect("Heatmaps below for every case" in page and "for each failing case" not in page, "--html-all: the legend says every case")
+r = subprocess.run([ltt, "check", *small, "--tokens", "5", "--tier", "1", "--mutant", "tier1-own-s", "--html", "far.html"],
+                   capture_output=True, text=True)
+far = [x.split("farthest: ", 1)[1] for x in r.stdout.splitlines() if "#     farthest: " in x]
+page = open("far.html").read()
+expect(len(far) == 1 and "<p>farthest: <code>" + far[0].replace("<", "&lt;").replace(">", "&gt;") in page,
+       f"the farthest element the terminal shows is on the page: {far}")
+
 for f in fails:
     print("FAILED:", f)
 print(f"html: {'all checks passed' if not fails else f'{len(fails)} failed'}")
