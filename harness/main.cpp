@@ -687,6 +687,10 @@ int run_ltt(int argc, char** argv) {
             auto fm = ltt::fit_machine(b, command);
             if (!fm.ok()) return fail(named(fm.error()));
             m = *fm;
+          } else if (const auto device = [](const nlohmann::json& x) { return x.value("device", nlohmann::json()).dump(); };
+                     device(b) != device(fit_docs.front().second)) {
+            return fail(named(LTT_USAGE("figures of ", device(b), ", the first file's of ", device(fit_docs.front().second),
+                                        ": a machine file is one GPU's (fit each GPU from its own files)")));
           } else if (auto s = ltt::add_shard_gemms(*m, b); !s.ok()) {
             return fail(named(s.error()));
           } else {

@@ -236,7 +236,7 @@ Status write_safetensors(const std::string& path, const SafeTensors& st) {
   return {};
 }
 
-Result<SafeTensors> read_safetensors(const std::string& path) {
+Result<SafeTensors> read_safetensors(const std::string& path, StRole role) {
   LTT_TRY(regular_file_to_read(path, true));
   auto opened = open_to_read(path);
   if (!opened.ok()) return opened.error();
@@ -262,7 +262,7 @@ Result<SafeTensors> read_safetensors(const std::string& path) {
   bool no_memory = false;
   auto parse = [&]() -> Result<SafeTensors> {
     try {
-      return parse_safetensors(path, buf.data(), buf.size());
+      return parse_safetensors(path, buf.data(), buf.size(), role);
     } catch (const std::bad_alloc&) {
       no_memory = true;
       return LTT_USAGE(path, ": out of memory copying the tensors of this file of ", buf.size(),
@@ -274,7 +274,8 @@ Result<SafeTensors> read_safetensors(const std::string& path) {
   if (!st.ok() && !no_memory) {  // what to do, after what is wrong
     Error e = st.error();
     if (e.message.find(kNotReadRemedy) == std::string::npos)  // a valid file of a dtype ltt does not read says its own remedy
-      e.message += ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)";
+      e.message += role == StRole::case_file ? ": the file is cut short, damaged or not safetensors; write it again (ltt golden makes case files)"
+                                             : ": the file is cut short, damaged or not safetensors; write the outputs again";
     return e;
   }
   return st;
@@ -283,7 +284,7 @@ Result<SafeTensors> read_safetensors(const std::string& path) {
 #define BAD(...) LTT_USAGE(where, ": ", __VA_ARGS__)
 #define BADT(...) LTT_USAGE(where, ": tensor '", name, "': ", __VA_ARGS__)
 
-Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* data, size_t size) {
+Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* data, size_t size, StRole role) {
   if (size < 8) return BAD("file is ", size, " bytes, too short for the 8-byte header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
@@ -366,7 +367,8 @@ Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* d
       return BADT("data_offsets [", b, ", ", e, "] run past the end of the data section (", body_size, " bytes)");
     ranges.push_back({b, e, name});
     if (!read) {
-      if (not_read.empty()) not_read = cat(where, ": tensor '", name, "': dtype ", ds, kNotReadRemedy);
+      if (role == StRole::outputs) st.unread.emplace(name, ds);
+      else if (not_read.empty()) not_read = cat(where, ": tensor '", name, "': dtype ", ds, kNotReadRemedy);
       continue;
     }
     if (e - b != *need)

@@ -31,6 +31,9 @@ struct SafeTensors {
   std::map<std::string, StTensor> tensors;  // sorted by name
   std::map<std::string, std::string> metadata;
   std::string source;  // the file it was read from, named in get_* errors ("" if built here)
+  // Tensors of a valid safetensors dtype ltt does not read (I64, BOOL, F16,
+  // ...): name -> dtype. Only an outputs file is read with them (StRole).
+  std::map<std::string, std::string> unread;
 
   // Shape [rows, cols]; with vector = true the 1-D shape [rows * cols]
   // (e.g. norm_weight BF16 [L]). Replaces a tensor of the same name.
@@ -53,7 +56,12 @@ Status write_safetensors(const std::string& path, const SafeTensors& st);
 // Writes path itself (flushed and fsynced), with no temporary and no rename,
 // for a caller that manages its own temporary name; removes path on failure.
 Status write_safetensors_in_place(const std::string& path, const SafeTensors& st);
-Result<SafeTensors> read_safetensors(const std::string& path);
+// What a file is read as: a case file refuses any tensor of a dtype ltt does
+// not read (no case file holds one); an outputs file keeps their names in
+// `unread` (an extra tensor beside the outputs: verify names it, and refuses
+// it only as an output). A damaged file's message says what makes it again.
+enum class StRole { case_file, outputs };
+Result<SafeTensors> read_safetensors(const std::string& path, StRole role = StRole::case_file);
 // The SHA-256 and size of the file write_safetensors() would write, computed
 // in memory: no file, no temporary (ltt regress and golden --hash-only).
 struct StDigest {
@@ -62,6 +70,6 @@ struct StDigest {
 };
 Result<StDigest> safetensors_digest(const SafeTensors& st);
 // Parses a whole file's bytes; `where` names the file in messages.
-Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* data, size_t size);
+Result<SafeTensors> parse_safetensors(const std::string& where, const uint8_t* data, size_t size, StRole role = StRole::case_file);
 
 }  // namespace ltt

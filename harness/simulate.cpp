@@ -13,6 +13,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <tuple>
 
 #include "html.hpp"
 #include "jsononce.hpp"
@@ -195,6 +197,9 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
     if (const auto& g = j["gpus_per_node"]; !g.is_number_integer() || g.get<long long>() < 1 || g.get<long long>() > kMaxGpusPerNode)
       return LTT_USAGE(path, ": 'gpus_per_node' must be a whole number from 1 to ", kMaxGpusPerNode, " (it is ", json_excerpt(g), ")");
     m.gpus_per_node = j["gpus_per_node"].get<int>();
+    if (j.contains("gemm_shard_L") && !(j["gemm_shard_L"].is_number_integer() && j["gemm_shard_L"].get<long long>() >= 1 &&
+                                         j["gemm_shard_L"].get<long long>() <= 1000000000))
+      return LTT_USAGE(path, ": 'gemm_shard_L' must be a whole number >= 1 (it is ", json_excerpt(j["gemm_shard_L"]), ")");
     if (j.contains("gemm_shard_us") && !(j["gemm_shard_us"].is_object() && j["gemm_shard_us"].empty())) {
       if (!j.contains("gemm_shard_L"))
         return LTT_USAGE(path, ": 'gemm_shard_us' needs 'gemm_shard_L', the latent width L its GEMMs were measured at (files ",
@@ -208,8 +213,8 @@ Result<Machine> parse_machine(const std::string& text, const std::string& path) 
         return LTT_USAGE(path, ": 'gemm_shard_us' must be an object: shard width -> {M -> us}");
       for (const auto& [n, row] : j["gemm_shard_us"].items()) {
         const int w = whole(n);
-        if (w < 1 || !row.is_object())
-          return LTT_USAGE(path, ": 'gemm_shard_us' key '", n, "' must be a shard width (a whole number >= 1) holding {M -> us}");
+        if (w < 1 || !row.is_object() || row.empty())
+          return LTT_USAGE(path, ": 'gemm_shard_us' key '", n, "' must be a shard width (a whole number >= 1) holding {M -> us}, not empty");
         for (const auto& [M, us] : row.items()) {
           const int t = whole(M);
           if (t < 1 || !us.is_number() || !(us.get<double>() > 0) || !std::isfinite(us.get<double>()))
@@ -300,6 +305,7 @@ std::string bench_shape(const nlohmann::json& b, bool need_dims = true) {
   if ((need_dims || b.contains("dims")) && (!d.is_array() || d.size() != 2 || !size(d[0]) || !size(d[1])))
     return "no 'dims' [H, L] of whole numbers >= 1";
   size_t i = 0;
+  std::map<std::tuple<std::string, long long, long long, std::string>, size_t> seen;  // (what, tp, tokens, transport) -> its row
   for (const auto& r : b["rows"]) {
     const bool ok = r.is_object() && r.contains("what") && r["what"].is_string() && r.contains("tp") && size(r["tp"]) &&
                     r.contains("tokens") && size(r["tokens"]) && r.contains("median_us") && r["median_us"].is_number() &&
@@ -307,6 +313,19 @@ std::string bench_shape(const nlohmann::json& b, bool need_dims = true) {
     if (!ok) {
       return cat("row ", i, " is not {what, tp >= 1, tokens >= 1, median_us in (0, 1e9]}: ", json_excerpt(r));
     }
+    // A median under a nanosecond is no kernel's time: the file was edited.
+    if (const double us = r["median_us"].get<double>(); us < 1e-3)
+      return cat("row ", i, " (", r["what"].get<std::string>(), " at T ", r["tp"].get<long long>(), " M ", r["tokens"].get<long long>(),
+                 ") has median_us ", us, ": not a measured time");
+    // ltt bench times each case once: a row twice would count, or be dropped, by its place in the list.
+    // (Real ranks' rows differ by their transport too.)
+    const std::string transport = r.contains("transport") ? r["transport"].dump() : "";
+    const auto [at, fresh] =
+        seen.emplace(std::make_tuple(r["what"].get<std::string>(), r["tp"].get<long long>(), r["tokens"].get<long long>(), transport), i);
+    if (!fresh)
+      return cat("row ", i, " (", r["what"].get<std::string>(), " at T ", r["tp"].get<long long>(), " M ", r["tokens"].get<long long>(),
+                 transport.empty() ? "" : cat(", transport ", transport), ") is given twice (row ", at->second,
+                 " too): ltt bench times each case once (two runs' rows joined? keep one)");
     ++i;
   }
   return "";
@@ -333,7 +352,12 @@ Status add_shard_gemms(Machine& m, const nlohmann::json& b) {
       const long long T = r["tp"].get<long long>(), M = r["tokens"].get<long long>();
       if (T > H || H % T != 0)
         return LTT_USAGE("not ltt bench figures: a gemm-shard row has tp ", T, ", which does not divide H ", H);
-      m.gemm_shard_us[static_cast<int>(H / T)][static_cast<int>(M)] = r["median_us"].get<double>();
+      // Another file's figures for the same shard and M would replace the first's unsaid.
+      auto& row = m.gemm_shard_us[static_cast<int>(H / T)];
+      if (row.count(static_cast<int>(M)))
+        return LTT_USAGE("its gemm-shard row at tp ", T, ", tokens ", M, " times a shard (", H / T, " columns) and M that an earlier "
+                         "file timed: give each T's figures once");
+      row[static_cast<int>(M)] = r["median_us"].get<double>();
       ++added;
     }
   if (added == 0) return LTT_USAGE("no 'gemm-shard' rows: nothing to add (ltt bench --backend cuda, one process, writes them)");
@@ -733,7 +757,7 @@ std::string figure_text(const std::string& flag, const Machine& m) {
   if (flag == "--collective") return m.collective;
   const double v = flag == "--copy-GBps" ? m.copy_GBps : flag == "--link-GBps" ? m.link_GBps : flag == "--link-us" ? m.link_us
                    : flag == "--nccl-us" ? m.nccl_us : flag == "--net-GBps" ? m.net_GBps : m.net_us;
-  return shortest(v);
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt("%.0f", v) : shortest(v);  // 100, not 1e+02
 }
 
 // The notes for what-ifs that are read (what_ifs_read) but whose value moves
@@ -1027,7 +1051,14 @@ Result<int> run_simulate(const SimulateOptions& o) {
     j.update({{"fake_ranks", o.fake},
               {"machine", m.name},
               {"machine_file", o.machine.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.machine)},
-              {"machine_figures", machine_json(m)},
+              {"machine_figures", [&] {
+                 // A what-if's figure read back by --machine says it was one, not the source's measurement.
+                 nlohmann::json f = machine_json(m);
+                 if (!what_ifs.empty())
+                   f["source"] = cat(m.source, "; what-ifs of `", o.command, "` replace ",
+                                     join(what_ifs, ", ", [&m](const std::string& w) { return cat(w, " ", figure_text(w, m)); }));
+                 return f;
+               }()},
               {"what_ifs", what_ifs},
               {"what_ifs_unmoved", unmoved},
               {"collective", m.collective},

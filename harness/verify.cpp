@@ -48,6 +48,15 @@ Result<Outputs> outputs_of(const SafeTensors& out, const LoadedCase& c, const Ve
   Outputs res;
   std::map<std::pair<int, int>, std::string> named;  // (tier, rank) -> the tensor that gave it
   std::vector<std::string> others;                    // tensors not named as outputs
+  // A tensor of a dtype ltt does not read: an output so spelt is refused with
+  // how to convert it; any other is named under the row as not read.
+  for (const auto& [n, dtype] : out.unread) {
+    if (n.rfind("output", 0) == 0)
+      return LTT_USAGE(file, ": tensor '", n, "' is ", dtype, ": outputs to verify are BF16 or F32 (convert, e.g. "
+                       ".to(torch.bfloat16) or .float())");
+    others.push_back(n);
+    res.unread.push_back(cat(n, " (", dtype, ")"));
+  }
   for (const auto& [n, t] : out.tensors) {
     int tier = -1, rank = -1;
     if (n == "output") {
@@ -104,7 +113,7 @@ Result<Loaded> load_pair(const std::string& case_file, const std::string& out_fi
                      "what ltt golden writes; if it is your outputs, give it as --output");
   auto c = load_case(*cs, case_file);
   if (!c.ok()) return c.error();
-  auto os = read_safetensors(out_file);
+  auto os = read_safetensors(out_file, StRole::outputs);
   if (!os.ok()) return os.error();
   auto outs = outputs_of(*os, *c, o, out_file);
   if (!outs.ok()) return outs.error();

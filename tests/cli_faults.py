@@ -1297,6 +1297,37 @@ elif cls == "unseen":
     # (h) Two reports to standard output ran together: refused.
     refused(["check", "--dims", "small", "--tp", "8", "--tokens", "5", "--json", "-", "--markdown", "/dev/stdout"],
             "both write to descriptor 1 (standard output)")
+
+    # 17. Found by the fifty-first session's review of verify. (a) A tensor of a dtype ltt does not read beside the
+    # outputs (a step counter, a mask) refused the whole file with advice to convert the output: it is named as not
+    # read, the output judged; an output of such a dtype is refused with that advice. (b) A damaged outputs file's
+    # message told to run ltt golden (which makes case files).
+    raw = open(case5, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    b0, e0 = json.loads(raw[8:8 + n])["expected.tier1"]["data_offsets"]
+    y1 = raw[8 + n + b0:8 + n + e0]
+    def outputs_file(name, entries, body):
+        head = json.dumps(entries).encode()
+        head += b" " * (-len(head) % 8)
+        open(name, "wb").write(struct.pack("<Q", len(head)) + head + body)
+    out1 = {"output.tier1.rank0": {"dtype": "BF16", "shape": [5, 256], "data_offsets": [0, len(y1)]}}
+    for dt, extra in (("I64", struct.pack("<q", 3)), ("BOOL", b"\x01")):
+        outputs_file(f"x{dt}.safetensors", {**out1, "step": {"dtype": dt, "shape": [], "data_offsets": [len(y1), len(y1) + len(extra)]}},
+                     y1 + extra)
+        r = run([ltt, "verify", "--case", case5, "--output", f"x{dt}.safetensors"])
+        expect(r.returncode == 0 and f"not read (neither an output nor a case file's tensor): step ({dt})" in r.stdout,
+               f"an extra {dt} tensor is named, the output judged", r)
+    outputs_file("f16.safetensors", {"output.tier1.rank0": {"dtype": "F16", "shape": [5, 256], "data_offsets": [0, len(y1)]}}, y1)
+    refused(["verify", "--case", case5, "--output", "f16.safetensors"], "tensor 'output.tier1.rank0' is F16: outputs to verify are BF16 or F32")
+    open("cut.safetensors", "wb").write(open("xI64.safetensors", "rb").read()[:100])
+    r = refused(["verify", "--case", case5, "--output", "cut.safetensors"], "write the outputs again")
+    expect("ltt golden makes case files" not in r.stderr, "a damaged outputs file is not sent to ltt golden", r)
+    # (c) A header of 200,000 tensors (14 MB, which safetensors allows) ran for many minutes: reading it rescanned
+    # the header at each tensor's end. Linear now (a few seconds; the limit is there to end the old, not to time).
+    many = {**out1, **{f"aux{i}": {"dtype": "F32", "shape": [0], "data_offsets": [len(y1), len(y1)]} for i in range(200000)}}
+    outputs_file("many.safetensors", many, y1)
+    r = run([ltt, "verify", "--case", case5, "--output", "many.safetensors"], timeout=300)
+    expect(r.returncode == 0 and "and 199996 more" in r.stdout, "a header of 200,000 tensors is read (it ran for many minutes)", r)
     os.chdir("..")
 else:
     sys.exit(f"unknown class {cls}")

@@ -250,7 +250,8 @@ def recrafted(name, edit):  # case.path with its header edited by `edit`
 
 
 fewer = recrafted("fewer.safetensors", lambda h: h["__metadata__"].update(tokens=str(case.tokens - 1)))
-extra = recrafted("extra.safetensors", lambda h: h.update(foo=h["norm_weight"]))
+# (a tensor of its own, empty, at the data's end: sharing another's bytes is refused as an overlap first)
+extra = recrafted("extra.safetensors", lambda h: h.update(foo={"dtype": "BF16", "shape": [0], "data_offsets": [len(raw) - 8 - hn] * 2}))
 deep = os.path.join(work, "deep.safetensors")
 dh = ('{"a":' + "[" * 100000 + "]" * 100000 + "}").encode()
 open(deep, "wb").write(struct.pack("<Q", len(dh)) + dh)
@@ -277,6 +278,28 @@ for call, needle in ((lambda: ltt.Case(fewer), "has shape"), (lambda: ltt.Case(e
     except Exception as e:
         expect(isinstance(e, ltt.LttError) and needle in str(e), f"want an LttError naming {needle!r}: {e!r}")
 expect(ltt.case(tp=8, tokens=5, dims="small", tiers=1, workdir=os.path.join(work, "case")).tiers == [1], "tiers=1, one integer")
+# Found by the fifty-first session's review: Case() loaded files ltt refuses. A tensor given twice in the header
+# (Python's json keeps the last: R[0] was rank 1's), eps 'nan', bytes past the last tensor.
+head_text, body = raw[8:8 + hn].decode().rstrip(), raw[8 + hn:]  # case.path's header (recrafted's `head`) as written
+hj = json.loads(head_text)
+def case_variant(name, text, tail=b""):
+    t = text.encode()
+    t += b" " * (-len(t) % 8)
+    path = os.path.join(work, name)
+    open(path, "wb").write(struct.pack("<Q", len(t)) + t + body + tail)
+    return path
+dup = case_variant("dupkey.safetensors", head_text[:-1] + ',"routed.rank0":' + json.dumps(hj["routed.rank1"]) + "}")
+hj["__metadata__"]["eps"] = "nan"
+epsnan = case_variant("epsnan.safetensors", json.dumps(hj))
+trailing = case_variant("trailing.safetensors", head_text, bytes(8))
+for path, needle in ((dup, "gives 'routed.rank0' twice"), (epsnan, "eps 'nan' is not in (0, 1]"), (trailing, "8 trailing bytes")):
+    try:
+        ltt.Case(path)
+        fails.append(f"Case() accepted {path}")
+    except ltt.LttError as e:
+        expect(needle in str(e), f"Case({os.path.basename(path)}): {e}")
+    r = subprocess.run([ltt_bin, "verify", "--case", path, "--output", outs_file, "--tier", "1"], capture_output=True, text=True)
+    expect(r.returncode == 2, f"ltt refuses {os.path.basename(path)} too (exit {r.returncode})")
 # Found by the fiftieth session's review of the package.
 # (a) float64 was rounded to float32, then by ltt to bf16: twice. A value just past a bf16 halfway point
 # landed on it, and ties-to-even took the wrong neighbour: a wrong output passed, a right one failed.

@@ -206,6 +206,42 @@ bench_cmd = json.load(open("in8.json"))["command"]
 expect("simulate --fit in8.json --machine-out fo.json" in fo.get("source", "") and bench_cmd in fo.get("source", "")
        and "fitted" in fo.get("name", ""), f"the fitted machine names its fit: {fo.get('name')!r}, {fo.get('source')!r}")
 shutil.copy(os.path.join(src, "bench", "results", "h200-gpu", "bench_T16.json"), "in16.json")
+# Found by the fifty-first session's review: a row timed twice was taken by its place in the list (the last
+# gemm-full row ten times slower gave a tenth of the rate); a second file replaced the first's shard GEMMs unsaid,
+# even another GPU's; a time of 1e-300 us was fitted; a what-if's figure kept the source's word "measured".
+b8 = json.load(open("in8.json"))
+slow = dict(max((x for x in b8["rows"] if x["what"] == "gemm-full"), key=lambda x: x["tokens"]))
+slow["median_us"] *= 10
+json.dump(dict(b8, rows=b8["rows"] + [slow]), open("dup.json", "w"))
+for how in (("--fit", "dup.json", "--machine-out", "fdup.json"), ("--check", "dup.json")):
+    r = run(*how)
+    expect(r.returncode == 2 and "(gemm-full at T 8 M 8192) is given twice" in r.stderr and not os.path.exists("fdup.json"),
+           f"{how[0]}: a row twice", r)
+json.dump(dict(b8, device="cuda built, 1 device(s): NVIDIA H100 80GB HBM3"), open("h100.json", "w"))
+r = run("--fit", "in8.json,h100.json", "--machine-out", "fdev.json")
+expect(r.returncode == 2 and "a machine file is one GPU's" in r.stderr and not os.path.exists("fdev.json"), "--fit: files of two GPUs", r)
+json.dump(dict(b8, command="again"), open("again8.json", "w"))
+r = run("--fit", "in8.json,again8.json", "--machine-out", "fagain.json")
+expect(r.returncode == 2 and "that an earlier file timed" in r.stderr and not os.path.exists("fagain.json"), "--fit: one T's GEMMs twice", r)
+tiny = json.loads(json.dumps(b8))
+for x in tiny["rows"]:
+    if x["what"] == "launch":
+        x["median_us"] = 1e-300
+json.dump(tiny, open("tiny.json", "w"))
+r = run("--fit", "tiny.json", "--machine-out", "ftiny.json")
+expect(r.returncode == 2 and "(launch at T 8 M 1) has median_us 1e-300: not a measured time" in r.stderr
+       and not os.path.exists("ftiny.json"), "--fit: 1e-300 us", r)
+r = run("--tp", "8", "--tokens", "1,2048", "--link-GBps", "100", "--json", "wi.json")
+fig = json.load(open("wi.json"))["machine_figures"] if os.path.exists("wi.json") else {}
+expect(r.returncode == 0 and fig.get("source", "").endswith("replace --link-GBps 100"), f"a what-if's figure is said in the source: {fig.get('source', '')[-80:]}", r)
+m0 = json.load(open(os.path.join(src, "bench", "machines", "h200.json")))
+for name, change, needle in (("l_abc.json", lambda m: (m.pop("gemm_shard_us"), m.update(gemm_shard_L="abc")), "'gemm_shard_L' must be a whole number"),
+                             ("empty_w.json", lambda m: m["gemm_shard_us"].update({"896": {}}), "not empty")):
+    m = json.loads(json.dumps(m0))
+    change(m)
+    json.dump(m, open(name, "w"))
+    r = run("--machine", name, "--tp", "8", "--tokens", "1")
+    expect(r.returncode == 2 and needle in r.stderr, f"machine file {name}", r)
 r = run("--fit", "in8.json,in16.json", "--machine-out", "fo816.json")
 fo2 = json.load(open("fo816.json")) if os.path.exists("fo816.json") else {}
 expect(r.returncode == 0 and "shard GEMMs also from `" + json.load(open("in16.json"))["command"] in fo2.get("source", ""),

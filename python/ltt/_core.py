@@ -68,6 +68,16 @@ def _run(args, what=None, hide=None):
 _DTYPES = {"BF16": 2, "F32": 4, "F64": 8}
 
 
+def _once(pairs):
+    """A JSON object whose keys are each given once (json.loads keeps the last of a key given twice; ltt refuses it)."""
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise ValueError(f"its header gives {k!r} twice")
+        seen[k] = v
+    return seen
+
+
 def _read(path, dtypes=None):
     """A safetensors file's tensors and metadata; a file that is not one is an LttError naming why.
     `dtypes`, a dict, receives each tensor's dtype as the file names it (BF16, F32, F64)."""
@@ -79,7 +89,7 @@ def _read(path, dtypes=None):
         (n,) = struct.unpack("<Q", raw[:8])
         if n > len(raw) - 8:
             raise ValueError(f"its header claims {n} bytes, the file holds {len(raw) - 8} after the length")
-        header = json.loads(raw[8:8 + n].decode("utf-8"))
+        header = json.loads(raw[8:8 + n].decode("utf-8"), object_pairs_hook=_once)
         if not isinstance(header, dict):
             raise ValueError("its header is not a JSON object")
     except (struct.error, ValueError, UnicodeDecodeError) as e:
@@ -121,6 +131,15 @@ def _read(path, dtypes=None):
         out[name] = arr.reshape(t["shape"])
         if dtypes is not None:
             dtypes[name] = t["dtype"]
+    # The tensors tile the data section, as ltt requires: no overlap, no gap, no trailing bytes.
+    pos = 0
+    for b, e, name in sorted((t["data_offsets"][0], t["data_offsets"][1], name) for name, t in header.items()):
+        if b != pos:
+            raise LttError(f"{path}: not a safetensors file ltt reads: tensor {name!r}'s bytes {b}..{e} "
+                           f"{'overlap the tensor before' if b < pos else f'leave bytes {pos}..{b} to no tensor'}")
+        pos = e
+    if pos != len(data):
+        raise LttError(f"{path}: not a safetensors file ltt reads: {len(data) - pos} trailing bytes belong to no tensor")
     return out, meta
 
 
@@ -223,6 +242,9 @@ class Case:
             self._tiers = tuple(int(k) for k in meta["tiers"].split(","))
         except ValueError as e:
             raise LttError(f"{path}: not an ltt case file: its metadata hold a value that is not a number ({e})") from None
+        if not 0 < self._eps <= 1 or not (meta["seed"].isascii() and meta["seed"].isdigit() and int(meta["seed"]) < 2 ** 64):
+            raise LttError(f"{path}: not an ltt case file: eps {meta['eps']!r} is not in (0, 1], or seed {meta['seed']!r} is "
+                           "not a whole number below 2^64")
         if min(self.tp, self.tokens, self.hidden, self.latent) < 1 or len(set(self.tiers)) != len(self.tiers) or \
                 not all(0 <= k <= 4 for k in self.tiers):
             raise LttError(f"{path}: not an ltt case file: tp, tokens, hidden and latent must be >= 1 and tiers distinct "
