@@ -29,6 +29,7 @@
 #include <thread>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <mpi.h>
@@ -483,14 +484,14 @@ int run_ltt(int argc, char** argv) {
   add(simulate, "--machine-out", so_machine_out, path_value, "where --fit writes the machine file");
   add(simulate, "--json", so.json, path_value, "write the predictions as JSON");
   add(simulate, "--svg", so.svg, path_value, "draw latency against M per tier (log axes, crossovers marked) as an SVG");
-  std::vector<std::pair<const char*, double*>> what_if = {
-      {"--copy-GBps", &so.m.copy_GBps}, {"--link-GBps", &so.m.link_GBps}, {"--link-us", &so.m.link_us},
-      {"--nccl-us", &so.m.nccl_us}, {"--net-GBps", &so.m.net_GBps}, {"--net-us", &so.m.net_us}};
+  // The what-ifs of a figure in GB/s or us (what_if_table(); --collective and
+  // --gpus-per-node, below, take a name and a count).
   std::map<std::string, double> what_if_values;
-  for (const auto& [flag, field] : what_if) {
-    (void)field;
+  for (const ltt::WhatIf& w : ltt::what_if_table()) {
+    if (!std::holds_alternative<double ltt::Machine::*>(w.figure)) continue;
+    const std::string flag = w.flag;
     // A rate below 1e-3 GB/s or a latency of 0 is no machine's (check_machine).
-    const bool rate = std::string(flag).find("GBps") != std::string::npos;
+    const bool rate = flag.find("GBps") != std::string::npos;
     add(simulate, flag, what_if_values[flag],
         [rate](const std::string& f, const std::string& s) { return rate ? flags::real(f, s, 1e-3, 1e9) : flags::real(f, s, 0, 1e9, true); },
         rate ? "what-if: replace the machine file's figure (GB/s, 0.001 to 1e9)" : "what-if: replace the machine file's figure (us, above 0, up to 1e9)");
@@ -732,12 +733,12 @@ int run_ltt(int argc, char** argv) {
       }
       so.base = so.m;  // before the what-ifs: what each is weighed against
       so.base.collective = ltt::Machine{}.collective;  // --collective was read into so.m: the model's default
-      for (const auto& [flag, field] : what_if)
-        if (simulate->count(flag)) *field = what_if_values[flag];
-      for (const char* f : {"--link-GBps", "--link-us", "--nccl-us", "--net-GBps", "--net-us", "--gpus-per-node", "--collective"})
-        if (simulate->count(f)) so.link_what_ifs.push_back(f);
-      so.copy_what_if = simulate->count("--copy-GBps") > 0;
-      if (simulate->count("--gpus-per-node")) so.m.gpus_per_node = gpus_per_node;
+      for (const ltt::WhatIf& w : ltt::what_if_table()) {
+        if (!simulate->count(w.flag)) continue;
+        so.what_ifs.push_back(&w);
+        if (auto f = std::get_if<double ltt::Machine::*>(&w.figure)) so.m.**f = what_if_values[w.flag];
+      }
+      if (simulate->count("--gpus-per-node")) so.m.gpus_per_node = gpus_per_node;  // --collective was read into so.m
       if (auto s = ltt::check_machine(so.m, so.machine.empty() ? std::string("the built-in machine with the what-if flags")
                                                                 : ltt::cat(so.machine, " with the what-if flags"));
           !s.ok())

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include "html.hpp"
 #include "jsononce.hpp"
@@ -689,46 +690,25 @@ struct Point {
   int tier = -1;
 };
 
-// Whether the figure `flag` sets is read by some prediction at `at`: the
-// predictions there under other values of it (a thousandth and a thousand
-// times a rate or latency, and 1e-3 and 1e9 themselves, so that a given
-// value at an end of its range, whose thousandfold changes nothing, is still
-// probed where the figure counts; one GPU per node and the most; the other
-// collectives) differ from the given machine's somewhere.
-bool what_if_read(const std::string& flag, const Machine& m, Dims d, const std::vector<Point>& at) {
+// Whether the figure what-if `w` sets is read by some prediction at `at`:
+// the predictions there under other values of it (a thousandth and a
+// thousand times a rate or latency, and 1e-3 and 1e9 themselves, so that a
+// given value at an end of its range, whose thousandfold changes nothing, is
+// still probed where the figure counts; one GPU per node and the most; the
+// other collectives) differ from the given machine's somewhere.
+bool what_if_read(const WhatIf& w, const Machine& m, Dims d, const std::vector<Point>& at) {
   std::vector<Machine> others;
-  auto scaled = [&](double Machine::*f) {
-    for (double by : {1e-3, 1e3}) {
-      Machine x = m;
-      x.*f *= by;
-      others.push_back(x);
-    }
-    for (double to : {1e-3, 1e9}) {
-      Machine x = m;
-      x.*f = to;
-      others.push_back(x);
-    }
+  auto with = [&](auto f, auto v) {
+    Machine x = m;
+    x.*f = v;
+    others.push_back(x);
   };
-  if (flag == "--copy-GBps") scaled(&Machine::copy_GBps);
-  else if (flag == "--link-GBps") scaled(&Machine::link_GBps);
-  else if (flag == "--link-us") scaled(&Machine::link_us);
-  else if (flag == "--nccl-us") scaled(&Machine::nccl_us);
-  else if (flag == "--net-GBps") scaled(&Machine::net_GBps);
-  else if (flag == "--net-us") scaled(&Machine::net_us);
-  else if (flag == "--gpus-per-node")
-    for (int g : {1, kMaxGpusPerNode}) {
-      Machine x = m;
-      x.gpus_per_node = g;
-      others.push_back(x);
-    }
-  else if (flag == "--collective")
-    for (const char* c : {"ring", "tree", "one-shot"}) {
-      Machine x = m;
-      x.collective = c;
-      others.push_back(x);
-    }
+  if (auto f = std::get_if<double Machine::*>(&w.figure))
+    for (double v : {m.**f * 1e-3, m.**f * 1e3, 1e-3, 1e9}) with(*f, v);
+  else if (auto g = std::get_if<int Machine::*>(&w.figure))
+    for (int v : {1, kMaxGpusPerNode}) with(*g, v);
   else
-    return true;
+    for (const char* c : {"ring", "tree", "one-shot"}) with(std::get<std::string Machine::*>(w.figure), std::string(c));
   for (const Point& p : at)
     for (int k = p.tier < 0 ? 0 : p.tier; k < (p.tier < 0 ? kNumTiers : p.tier + 1); ++k) {
       const double t = predict_us(m, k, d, p.T, p.M, p.fake);
@@ -740,24 +720,18 @@ bool what_if_read(const std::string& flag, const Machine& m, Dims d, const std::
   return false;
 }
 
-// Machine `x` with the figure that what-if `flag` sets taken from `from`;
-// that figure as the flag takes it.
-void take_figure(const std::string& flag, Machine& x, const Machine& from) {
-  if (flag == "--copy-GBps") x.copy_GBps = from.copy_GBps;
-  else if (flag == "--link-GBps") x.link_GBps = from.link_GBps;
-  else if (flag == "--link-us") x.link_us = from.link_us;
-  else if (flag == "--nccl-us") x.nccl_us = from.nccl_us;
-  else if (flag == "--net-GBps") x.net_GBps = from.net_GBps;
-  else if (flag == "--net-us") x.net_us = from.net_us;
-  else if (flag == "--gpus-per-node") x.gpus_per_node = from.gpus_per_node;
-  else if (flag == "--collective") x.collective = from.collective;
+// Machine `x` with the figure what-if `w` sets taken from `from`.
+void take_figure(const WhatIf& w, Machine& x, const Machine& from) {
+  std::visit([&](auto f) { x.*f = from.*f; }, w.figure);
 }
-std::string figure_text(const std::string& flag, const Machine& m) {
-  if (flag == "--gpus-per-node") return std::to_string(m.gpus_per_node);
-  if (flag == "--collective") return m.collective;
-  const double v = flag == "--copy-GBps" ? m.copy_GBps : flag == "--link-GBps" ? m.link_GBps : flag == "--link-us" ? m.link_us
-                   : flag == "--nccl-us" ? m.nccl_us : flag == "--net-GBps" ? m.net_GBps : m.net_us;
-  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt("%.0f", v) : shortest(v);  // 100, not 1e+02
+// That figure of `m` as the flag takes it: 100, not 1e+02.
+std::string figure_text(const WhatIf& w, const Machine& m) {
+  if (auto f = std::get_if<double Machine::*>(&w.figure)) {
+    const double v = m.**f;
+    return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt("%.0f", v) : shortest(v);
+  }
+  if (auto g = std::get_if<int Machine::*>(&w.figure)) return std::to_string(m.**g);
+  return m.*std::get<std::string Machine::*>(w.figure);
 }
 
 // The notes for what-ifs that are read (what_ifs_read) but whose value moves
@@ -765,11 +739,12 @@ std::string figure_text(const std::string& flag, const Machine& m) {
 // where every T fits the machine's 8-GPU node already): said, so that an
 // unchanged table is not read as the what-if's effect.
 std::vector<std::string> unmoved_what_ifs(const SimulateOptions& o, Dims d, const std::vector<Point>& at) {
-  std::vector<std::string> given = o.link_what_ifs, notes;
-  if (o.copy_what_if) given.insert(given.begin(), "--copy-GBps");
-  for (const std::string& flag : given) {
+  std::vector<std::string> notes;
+  for (const WhatIf* wp : o.what_ifs) {
+    const WhatIf& w = *wp;
+    const std::string flag = w.flag;
     Machine unset = o.m;  // the what-if not given
-    take_figure(flag, unset, o.base);
+    take_figure(w, unset, o.base);
     bool moved = false;
     for (const Point& p : at)
       for (int k = p.tier < 0 ? 0 : p.tier; !moved && k < (p.tier < 0 ? kNumTiers : p.tier + 1); ++k) {
@@ -777,7 +752,7 @@ std::vector<std::string> unmoved_what_ifs(const SimulateOptions& o, Dims d, cons
         moved = std::isnan(t) != std::isnan(u) || (!std::isnan(t) && t != u);
       }
     if (moved) continue;
-    const std::string given_text = figure_text(flag, o.m), own = figure_text(flag, o.base);
+    const std::string given_text = figure_text(w, o.m), own = figure_text(w, o.base);
     notes.push_back(given_text == own ? cat(flag, " ", given_text, " is the machine's own figure: the predictions are the machine's")
                                       : cat(flag, " ", given_text, " moves no prediction of this run from the machine's own ", own,
                                             flag == "--gpus-per-node" ? " (every T given fits one node either way)" : "",
@@ -792,14 +767,14 @@ Status what_ifs_read(const SimulateOptions& o, Dims d, const std::vector<Point>&
   std::vector<int> real_T;
   for (const Point& p : at)
     if (!p.fake && std::find(real_T.begin(), real_T.end(), p.T) == real_T.end()) real_T.push_back(p.T);
-  std::vector<std::string> given = o.link_what_ifs;
-  if (o.copy_what_if) given.push_back("--copy-GBps");
-  for (const std::string& flag : given) {
-    if (flag != "--copy-GBps")
+  for (const WhatIf* wp : o.what_ifs) {
+    const WhatIf& w = *wp;
+    const std::string flag = w.flag;
+    if (w.between_gpus)
       if (auto why = what_if_unused(flag, o.m, real_T); !why.empty())
         return LTT_USAGE(where, why, ": it would change no figure ", o.check.empty() ? "of this run" : "compared",
                          ", so it is refused, not ignored");
-    if (!what_if_read(flag, o.m, d, at)) {
+    if (!what_if_read(w, o.m, d, at)) {
       const char* which = flag == "--link-us"   ? " (the peer latency: tier 0's, at M <= 128 on one node, and tiers 1-4's under "
                                                   "--collective tree or one-shot)"
                           : flag == "--nccl-us" ? " (NCCL's ring latency: tiers 1-4's where a node's GPUs reduce by ring)"
@@ -839,7 +814,7 @@ Result<int> check_against(const Machine& m, const SimulateOptions& o) {
               has_fake ? "fake ranks (all T on one GPU; tierK-all rows)" : "", has_fake && has_real ? " and " : "",
               has_real ? "real ranks (one process per GPU; tierK rows)" : "");
   std::printf("# machine: %s%s\n", o.machine.empty() ? "built in (bench/machines/h200.json at build time)" : o.machine.c_str(),
-              o.link_what_ifs.empty() && !o.copy_what_if ? "" : ", with the what-if flags");
+              o.what_ifs.empty() ? "" : ", with the what-if flags");
   for (const std::string& n : unmoved) std::printf("# %s\n", n.c_str());
   if (!ms.has_dims) std::printf("# the file gives no dims (an ltt bench before they were written): k3, H 7168 L 3584\n");
   if (ms.other)
@@ -885,6 +860,15 @@ Result<std::string> fit_against(const Machine& m, const nlohmann::json& bench, c
     s += "# where it misses, the model does not describe these kernels (tier 0's kernel list predates its fusion): its "
          "predictions there are leads, not fits; ltt simulate --check with this machine shows each row\n";
   return s;
+}
+
+const std::vector<WhatIf>& what_if_table() {
+  static const std::vector<WhatIf> table = {
+      {"--copy-GBps", &Machine::copy_GBps, false},   {"--link-GBps", &Machine::link_GBps, true},
+      {"--link-us", &Machine::link_us, true},         {"--nccl-us", &Machine::nccl_us, true},
+      {"--net-GBps", &Machine::net_GBps, true},       {"--net-us", &Machine::net_us, true},
+      {"--gpus-per-node", &Machine::gpus_per_node, true}, {"--collective", &Machine::collective, true}};
+  return table;
 }
 
 std::string what_if_unused(const std::string& flag, const Machine& m, const std::vector<int>& real_T) {
@@ -1046,8 +1030,8 @@ Result<int> run_simulate(const SimulateOptions& o) {
     // The figures every prediction above came from: the machine file's (or
     // the built-in one's) with the what-ifs given applied, so that a report
     // says what it assumed.
-    std::vector<std::string> what_ifs = o.link_what_ifs;
-    if (o.copy_what_if) what_ifs.insert(what_ifs.begin(), "--copy-GBps");
+    std::vector<std::string> what_ifs;
+    for (const WhatIf* w : o.what_ifs) what_ifs.push_back(w->flag);
     j.update({{"fake_ranks", o.fake},
               {"machine", m.name},
               {"machine_file", o.machine.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.machine)},
@@ -1056,7 +1040,7 @@ Result<int> run_simulate(const SimulateOptions& o) {
                  nlohmann::json f = machine_json(m);
                  if (!what_ifs.empty())
                    f["source"] = cat(m.source, "; what-ifs of `", o.command, "` replace ",
-                                     join(what_ifs, ", ", [&m](const std::string& w) { return cat(w, " ", figure_text(w, m)); }));
+                                     join(o.what_ifs, ", ", [&m](const WhatIf* w) { return cat(w->flag, " ", figure_text(*w, m)); }));
                  return f;
                }()},
               {"what_ifs", what_ifs},

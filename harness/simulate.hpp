@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "problem.hpp"
@@ -112,12 +113,22 @@ struct SimulateOptions {
   std::string check;        // an ltt bench JSON: predicted times against it (fake ranks, or one process per GPU)
   std::string json, svg;
   std::string command;
-  // The link and network what-ifs given (--link-GBps, --link-us, --nccl-us,
-  // --net-GBps, --net-us, --gpus-per-node, --collective): one that no
-  // prediction of the run uses is refused, not ignored.
-  std::vector<std::string> link_what_ifs;
-  bool copy_what_if = false;  // --copy-GBps given
+  // The what-if flags given (what_if_table()'s entries, in its order): one
+  // that no prediction of the run uses is refused, not ignored.
+  std::vector<const struct WhatIf*> what_ifs;
 };
+
+// The what-if flags and the machine figure each replaces: main declares and
+// applies them from this table, and the judging of a what-if (read by some
+// prediction? moved from the machine's own figure?) takes and prints that
+// figure through it. --copy-GBps is the one figure of one GPU; the others
+// are between GPUs, which fake ranks never read.
+struct WhatIf {
+  const char* flag;
+  std::variant<double Machine::*, int Machine::*, std::string Machine::*> figure;
+  bool between_gpus;
+};
+const std::vector<WhatIf>& what_if_table();
 
 // Why a link or network what-if `flag` changes no prediction of ranks that are
 // all fake (`real_T` empty: one GPU, no link) or one per GPU at these T; empty
