@@ -77,11 +77,14 @@ Status write_in_place(const std::string& flag, const std::string& shown, const s
   const bool exists = ::stat(path.c_str(), &st) == 0, fifo = exists && S_ISFIFO(st.st_mode), regular = !exists || S_ISREG(st.st_mode);
   const int fd = fifo ? open_fifo_to_write(flag, shown, path) : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
   if (fd < 0) return LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(errno));
-  auto failed = [&](int err, const char* left) {
-    ::close(fd);
+  auto refused = [&](int err, const char* left) {
     Error e = LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err), left);
     e.os_errno = err;
     return e;
+  };
+  auto failed = [&](int err, const char* left) {
+    ::close(fd);
+    return refused(err, left);
   };
   bool reserved = false;
   if (regular && !text.empty()) {
@@ -96,12 +99,7 @@ Status write_in_place(const std::string& flag, const std::string& shown, const s
                                               : " (written in place: the file is left cut short)";
   if (!write_all(fd, text)) return failed(errno, left);
   if (regular && reserved && ::ftruncate(fd, static_cast<off_t>(text.size())) != 0) return failed(errno, left);
-  if (::close(fd) != 0) {
-    const int err = errno;
-    Error e = LTT_USAGE("cannot write ", flag, " ", shown, ": ", std::strerror(err), left);
-    e.os_errno = err;
-    return e;
-  }
+  if (::close(fd) != 0) return refused(errno, left);
   return {};
 }
 
