@@ -155,6 +155,16 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
         return LTT_USAGE(path, ": ", file, ": 'committed' is ", json_excerpt(e["committed"]), ": it must be true or false");
       if (!(e["bytes"].is_number_unsigned() || (e["bytes"].is_number_integer() && e["bytes"].get<long long>() >= 0)))
         return LTT_USAGE(path, ": ", file, ": 'bytes' is ", json_excerpt(e["bytes"]), ": it must be a whole number of bytes");
+      // The metadata must describe a case (as a case file's header must),
+      // so that regress refuses a bad entry before regenerating any set, and
+      // golden before adding to the manifest.
+      SafeTensors meta;
+      for (const auto& [k, v] : e["metadata"].items()) {
+        if (!v.is_string())
+          return LTT_USAGE(path, ": ", file, ": metadata '", k, "' is ", json_excerpt(v), ": every value is a string (ltt golden writes \"tp\": \"8\")");
+        meta.metadata[k] = v;
+      }
+      if (auto c = case_from_metadata(meta, cat(path, ": ", file, "'s metadata")); !c.ok()) return c.error();
     }
     return j;
   } catch (const std::exception& ex) {
@@ -302,10 +312,10 @@ Status write_text_atomic(const std::string& path, const std::string& text) {
 // place and listing it, so the file is unlisted for a moment.
 Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, const std::string& dir, const std::string& file,
                     const std::map<std::string, std::string>& meta, bool hash_only, bool locked) {
-  bool listed = false;
+  const nlohmann::json* listed = nullptr;
   for (const auto& e : manifest["files"]) {
     if (e["file"] != file) continue;
-    listed = true;
+    listed = &e;
     const nlohmann::json& have = e["metadata"];
     std::vector<std::string> keys;
     for (const auto& [k, v] : have.items()) keys.push_back(k);
@@ -325,20 +335,51 @@ Status refuse_clash(const nlohmann::json& manifest, const std::string& mpath, co
                        "write committed = false: a clash is never replaced; remove that entry and its file, or write "
                        "elsewhere");
   }
-  if (hash_only) return {};  // nothing of that name is written
   std::error_code ec;
-  const auto st = fs::symlink_status(cat(dir, "/", file), ec);
+  const std::string path = cat(dir, "/", file);
+  const auto st = fs::symlink_status(path, ec);
   // The file lands by a rename, which cannot replace a directory (nor should
   // it a FIFO, a socket or a device): refused before any work, listed or not.
-  // A link is replaced by the file (its target is left as it was).
+  // A link is replaced by the file (its target is left as it was). Under
+  // --hash-only nothing is written, but regress would judge whatever holds
+  // the set's name as the set: the same refusals.
   if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_symlink(st))
-    return LTT_USAGE(dir, "/", file, " is ", fs::is_directory(st) ? "a directory" : "not a regular file",
-                     ": golden writes the set's file of that name there; move it away, or give another --out");
+    return LTT_USAGE(path, " is ", fs::is_directory(st) ? "a directory" : "not a regular file", ": ",
+                     hash_only ? "regress would judge it as this hash-only set's file" : "golden writes the set's file of that name there",
+                     "; move it away, or give another --out");
   if (locked && !listed && fs::exists(st))
-    return LTT_USAGE(dir, "/", file, " exists but ", mpath, " does not list it: ltt golden replaces only files it wrote; "
+    return LTT_USAGE(path, " exists but ", mpath, " does not list it: ",
+                     hash_only ? "under --hash-only nothing is written, yet regress would judge that file as the set; "
+                               : "ltt golden replaces only files it wrote; ",
                      "move it, or give another --out (a golden run killed with SIGKILL between writing it and listing it "
                      "leaves such a file: remove it)");
+  // Listed as hash-only, the file was never written by golden: it is the set
+  // only where its bytes hash to the entry's SHA-256, and only then replaced.
+  if (locked && listed && !hash_only && !(*listed).value("committed", true) && fs::exists(st)) {
+    auto sha = sha256_file(path);
+    if (!sha.ok()) return LTT_USAGE(path, ": cannot read it to compare with the manifest's hash-only entry: ", sha.error().message);
+    if (*sha != (*listed)["sha256"].get<std::string>())
+      return LTT_USAGE(path, " exists, and ", mpath, " lists its name as a hash-only set whose SHA-256 is not the file's: ltt golden "
+                       "did not write it and replaces only files it wrote; move it, or give another --out");
+  }
   return {};
+}
+
+// The first key (in order) whose value differs between two case files'
+// metadata, as "'k' is 'a' regenerated, 'b' in the file", or "".
+std::string metadata_difference(const std::map<std::string, std::string>& want, const std::map<std::string, std::string>& got,
+                                const char* theirs = "in the file") {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : want) keys.insert(k);
+  for (const auto& [k, v] : got) keys.insert(k);
+  auto shown = [](const std::map<std::string, std::string>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? std::string("none") : cat("'", it->second, "'");
+  };
+  for (const std::string& k : keys)
+    if (shown(want, k) != shown(got, k))
+      return cat("'", k, "' is ", shown(want, k), " regenerated, ", shown(got, k), " ", theirs);
+  return "";
 }
 
 // "[i, j]" of element e of a tensor with `cols` columns.
@@ -346,9 +387,18 @@ std::string where(size_t e, int64_t cols) {
   return cols > 0 ? cat("[", e / static_cast<size_t>(cols), ", ", e % static_cast<size_t>(cols), "]") : cat("[", e, "]");
 }
 
-// The first difference between two case files, or "".
+// The first difference between two case files, or "". The inputs come
+// first (routed, shared, the weights: the generator's), then the expected
+// outputs (the reference's): where the inputs drifted the expected outputs
+// differ too, and naming one of them would send the reader to the reference.
 std::string first_difference(const SafeTensors& want, const SafeTensors& got) {
-  for (const auto& [n, t] : want.tensors) {
+  auto expected = [](const std::string& n) { return n.rfind("expected", 0) == 0; };
+  std::vector<std::string> order;
+  for (bool outputs : {false, true})
+    for (const auto& [n, t] : want.tensors)
+      if (expected(n) == outputs) order.push_back(n);
+  for (const std::string& n : order) {
+    const StTensor& t = want.tensors.at(n);
     auto it = got.tensors.find(n);
     if (it == got.tensors.end()) return cat("tensor '", n, "' missing from the file");
     const StTensor& g = it->second;
@@ -358,12 +408,13 @@ std::string first_difference(const SafeTensors& want, const SafeTensors& got) {
       size_t b = 0;
       while (b < t.bytes.size() && t.bytes[b] == g.bytes[b]) ++b;
       return cat("tensor '", n, "' differs first at element ", where(b / sz, t.shape.size() == 2 ? t.shape[1] : 0),
-                 " (regenerated bytes differ from the file's)");
+                 " (regenerated bytes differ from the file's: ", expected(n) ? "the reference drifted" : "the input generator drifted",
+                 ")");
     }
   }
   for (const auto& [n, t] : got.tensors)
     if (!want.tensors.count(n)) return cat("tensor '", n, "' is in the file but not regenerated");
-  if (want.metadata != got.metadata) return "__metadata__ differs";
+  if (auto k = metadata_difference(want.metadata, got.metadata); !k.empty()) return cat("__metadata__ ", k);
   return "";
 }
 
@@ -573,16 +624,14 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   tab.header();
   Progress prog(files.size());
   size_t drift = 0, errors = 0;
+  std::set<std::string> versions;  // other ltt versions that wrote sets here
   CleanupOnSignal cleanup;
   for (const auto& e : files) {
     const double a = now_seconds();
     const std::string file = e["file"];
     const bool committed = e.value("committed", true);
-    SafeTensors meta;
-    for (const auto& [k, v] : e["metadata"].items()) {
-      if (!v.is_string()) return LTT_USAGE(mpath, ": ", file, ": metadata '", k, "' is not a string");
-      meta.metadata[k] = v;
-    }
+    SafeTensors meta;  // read_manifest checked each entry's metadata: strings that describe a case
+    for (const auto& [k, v] : e["metadata"].items()) meta.metadata[k] = v;
     auto c = case_from_metadata(meta, cat(mpath, ": ", file));
     if (!c.ok()) return c.error();
     const std::string path = cat(dir, "/", file);
@@ -639,7 +688,19 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
                                         "free, or take the entry '", file, "' out of ", mpath)));
       auto regen = build_case(c->in.p, c->tiers, c->contract);
       if (!regen.ok()) return regen.error();
-      if (committed) {
+      // The version that wrote the set is its provenance, not its contents:
+      // the set is regenerated under that version string (the file's; a
+      // hash-only set's, the manifest's), so that a newer ltt compares the
+      // contents bit for bit, and the difference in versions is said.
+      const auto& mv = committed ? disk->metadata : meta.metadata;
+      if (auto it = mv.find("ltt_version"); it != mv.end() && it->second != kVersion) {
+        regen->metadata["ltt_version"] = it->second;
+        versions.insert(it->second);
+      }
+      // The manifest's metadata must be those of the set its name gives, key for key.
+      if (auto k = metadata_difference(regen->metadata, meta.metadata, "in the manifest"); !k.empty()) {
+        problem = cat("the manifest's metadata: ", k);
+      } else if (committed) {
         problem = first_difference(*regen, *disk);
         if (problem.empty()) {
           auto sha = sha256_file(path);  // read once already: a failure now is the machine's, not the set's
@@ -666,7 +727,32 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     }
   }
   prog.done();
-  std::printf("# Drifted sets : %zu %s\n", drift, drift == 0 ? "OK" : "FAILED");
+  if (!versions.empty()) {
+    const std::string n = cat("sets written by ltt ", join(versions), " (this is ", kVersion, ") were regenerated under their "
+                              "own version string: the version is no part of a set's contents");
+    std::printf("# %s\n", n.c_str());
+    html_notes.push_back(n);
+  }
+  // Case files here that the manifest does not list are never regressed: said, so that a lost entry is seen.
+  {
+    std::set<std::string> listed;
+    for (const auto& e : files) listed.insert(e["file"].get<std::string>());
+    std::vector<std::string> unlisted;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string n = it->path().filename().string();
+      if (n.size() > 12 && n.compare(n.size() - 12, 12, ".safetensors") == 0 && n[0] != '.' && !listed.count(n))
+        unlisted.push_back(n);
+    }
+    std::sort(unlisted.begin(), unlisted.end());
+    if (!unlisted.empty()) {
+      const std::string n = cat(counted(unlisted.size(), "case file"), " here ", unlisted.size() == 1 ? "is" : "are",
+                                " not in the manifest, so not regressed (ltt golden lists every file it writes): ",
+                                join(unlisted, ", ", [](const std::string& u) { return printable(u); }));
+      std::printf("# %s\n", n.c_str());
+      html_notes.push_back(n);
+    }
+  }
+  std::printf("# Drifted sets : %zu%s\n", drift, drift > 0 ? " FAILED" : errors > 0 ? "" : " OK");
   if (errors) std::printf("# Unreadable sets : %zu FAILED (the ERROR rows above: not judged)\n", errors);
   std::printf("# wall %.1f s\n", now_seconds() - t0);
   Status written;

@@ -86,10 +86,16 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     const bool runnable = !carried.empty();
     if (runnable) c.tiers = carried;
     if (!runnable) {
-      const std::string why = cat(d.name, d.min_tp > 1 ? cat(" (a bug only at T >= ", d.min_tp, ")") : "");
+      // The mutant's own T floor where no selected T reaches it; else its
+      // tiers' shapes (tier 0 alone has a shape limit: M <= 128).
+      const std::string reason = c.tp.empty() ? cat("a bug only at T >= ", d.min_tp)
+                                              : c.tiers == std::vector<int>{0}
+                                                    ? cat("it acts on tier 0 alone, and ", kTier0Applies, ": no selected M is 128 or less")
+                                                    : cat("no selected T and M give a case of its tiers ", join(c.tiers, ","));
+      const std::string why = cat(d.name, " (", reason, ")");
       skipped += cat(skipped.empty() ? "" : "; ", why);
       shape_skipped += cat(shape_skipped.empty() ? "" : "; ", why);
-      jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}});
+      jskipped.push_back({{"mutant", d.name}, {"min_tp", d.min_tp}, {"why", reason}});
       continue;
     }
     plan.push_back({&d, std::move(c)});

@@ -721,6 +721,16 @@ elif cls == "unseen":
     j = json.load(open("m7.json")) if r.returncode == 0 else {}
     expect(r.returncode == 0 and "rs-next-shard acts on tier 0, none selected" in r.stdout
            and [x["mutant"] for x in j.get("not_run", [])] == ["rs-next-shard"], "a named mutant left out by --tier is said", r)
+    # A tier-0 mutant with T >= 2 given but no M <= 128 is put down to tier 0's shapes, not to its T floor.
+    r = run([ltt, "mutants", *SMALL, "--tp", "2,4", "--tokens", "129", "--tier", "0,1", "--dist", "exact",
+             "--only", "rs-next-shard,drop-rank", "--json", "m7b.json"])
+    j = json.load(open("m7b.json")) if r.returncode == 0 else {}
+    expect(r.returncode == 0 and "rs-next-shard (it acts on tier 0 alone, and tier 0 needs T >= 2 and M <= 128: no selected M is 128 or less)"
+           in r.stdout and "a bug only at T >= 2" not in r.stdout
+           and [x.get("why") for x in j.get("not_run", [])] == ["it acts on tier 0 alone, and tier 0 needs T >= 2 and M <= 128: no selected M "
+                                                               "is 128 or less"], "a tier-0 mutant left out by M is said so", r)
+    r = run([ltt, "mutants", *SMALL, "--tp", "1", "--tokens", "5", "--tier", "0,1", "--dist", "exact", "--only", "rs-next-shard,drop-rank"])
+    expect(r.returncode == 2 and "rs-next-shard (a bug only at T >= 2)" in r.stderr, "a mutant left out by its T floor says so", r)
     refused(["mutants", "--list", "--json", "l.json"], "mutants --list prints the mutant table and runs nothing: drop --json")
     expect(not os.path.exists("l.json"), "mutants --list wrote its --json")
     # 8. A tier skipped at selection is kept in the reports; the command is shell words.

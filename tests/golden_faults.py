@@ -23,7 +23,14 @@ g. (found by the forty-ninth session, mended in the fiftieth) a manifest
    entry naming manifest.json, and a manifest lacking ltt_version or with one
    that is not a string, are refused (exit 2); golden where a listed case
    name is a directory is refused before its table starts; regress judges a
-   case file that is a link by its target's bytes.
+   case file that is a link by its target's bytes;
+h. (found by the fifty-second session's review) drifted inputs are named
+   before the expected outputs they move; a set written by another ltt
+   version regresses the same bits, said; a metadata difference names its
+   key; a file golden did not write is never adopted through a hash-only
+   entry nor replaced because of one; unlisted case files are said; an
+   entry's bad metadata is refused before any set is regenerated, by golden
+   too; a hash-only entry's metadata are compared with its set's.
 
 usage: golden_faults.py LTT WORKDIR
 """
@@ -32,6 +39,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -276,6 +284,11 @@ assert r.returncode == 1 and f"DRIFT {files[0]}: the file has 1000 bytes" in r.s
 os.rename(os.path.join(e, files[0]), os.path.join(work, "aside"))
 r = run("regress", e)
 assert r.returncode == 1 and f"ERROR {files[0]}:" in r.stdout and f"DRIFT {files[1]}:" in r.stdout, r.stdout + r.stderr
+os.rename(os.path.join(e, files[1]), os.path.join(work, "aside2"))  # nothing drifts now: ERRORs alone, and no "OK" beside them
+r = run("regress", e)
+assert r.returncode == 2 and f"ERROR {files[1]}:" in r.stdout and "# Drifted sets : 0\n" in r.stdout \
+    and "Unreadable sets : 2 FAILED" in r.stdout, r.stdout + r.stderr
+os.rename(os.path.join(work, "aside2"), os.path.join(e, files[1]))
 os.rename(os.path.join(work, "aside"), os.path.join(e, files[0]))
 print("e. a second golden into a held set refused, regress beside regress runs; a file cut short is its set's drift, "
       "a missing one its ERROR, the others still regressed")
@@ -389,5 +402,124 @@ r = run("regress", g)
 assert r.returncode == 1 and f"DRIFT {DEFAULT}" in r.stdout, r.stdout + r.stderr
 print("g. an entry naming the manifest, a manifest lacking ltt_version or with a number there: exit 2; a listed name that "
       "is a directory: refused before the table; a case file that is a link: its target judged")
+passed += 1
+
+# h. Found by the fifty-second session's review of golden and regress.
+def header(path):
+    raw = read(path)
+    (n,) = struct.unpack_from("<Q", raw, 0)
+    return json.loads(raw[8:8 + n]), raw[8 + n:]
+
+
+def rewrite(path, edit):
+    """The case file with its header's __metadata__ edited; returns its new SHA-256 and size."""
+    head, body = header(path)
+    edit(head["__metadata__"])
+    text = json.dumps(head, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    data = struct.pack("<Q", len(text)) + text + body
+    open(path, "wb").write(data)
+    return hashlib.sha256(data).hexdigest(), len(data)
+
+
+h = os.path.join(work, "s52")
+# (1) Inputs that drifted are named, not the expected output they move: a seed-1 file labelled seed 0 throughout.
+assert run("golden", "--out", h, "--dims", "small", "--tp", "8", "--tokens", "5", "--dist", "realistic", "--seed", "1").returncode == 0
+m = manifest(h)
+seed1 = m["files"][0]["file"]
+os.rename(os.path.join(h, seed1), os.path.join(h, DEFAULT))
+sha, size = rewrite(os.path.join(h, DEFAULT), lambda md: md.update(seed="0"))
+m["files"][0].update(file=DEFAULT, sha256=sha, bytes=size)
+m["files"][0]["metadata"]["seed"] = "0"
+json.dump(m, open(os.path.join(h, "manifest.json"), "w"))
+r = run("regress", h)
+line = [x for x in r.stdout.splitlines() if x.startswith(f"#   DRIFT {DEFAULT}")]
+assert r.returncode == 1 and line and "the input generator drifted" in line[0] and "expected" not in line[0], r.stdout + r.stderr
+# (2) The version that wrote a set is its provenance: an older ltt_version, file and entry alike, regresses the
+# same bits, and is said; the entry's version against the file's is drift, named by its key.
+shutil.rmtree(h)
+assert golden(h).returncode == 0
+version = header(os.path.join(h, DEFAULT))[0]["__metadata__"]["ltt_version"]
+sha, size = rewrite(os.path.join(h, DEFAULT), lambda md: md.update(ltt_version="0.0.1-old"))
+m = manifest(h)
+m["files"][0].update(sha256=sha, bytes=size)
+m["files"][0]["metadata"]["ltt_version"] = "0.0.1-old"
+json.dump(m, open(os.path.join(h, "manifest.json"), "w"))
+r = regress_ok(h)
+assert f"sets written by ltt 0.0.1-old (this is {version}) were regenerated under their own version string" in r.stdout, r.stdout
+m["files"][0]["metadata"]["ltt_version"] = version
+json.dump(m, open(os.path.join(h, "manifest.json"), "w"))
+r = run("regress", h)
+assert r.returncode == 1 and "'ltt_version' is '0.0.1-old' regenerated, '" + version + "' in the manifest" in r.stdout, r.stdout + r.stderr
+# A key the file's header holds and the regenerated one does not is named, not "__metadata__ differs".
+shutil.rmtree(h)
+assert golden(h).returncode == 0
+sha, size = rewrite(os.path.join(h, DEFAULT), lambda md: md.update(note="mine"))
+m = manifest(h)
+m["files"][0].update(sha256=sha, bytes=size)
+json.dump(m, open(os.path.join(h, "manifest.json"), "w"))
+r = run("regress", h)
+assert r.returncode == 1 and "__metadata__ 'note' is none regenerated, 'mine' in the file" in r.stdout, r.stdout + r.stderr
+print("h1. drifted inputs named before the outputs they move; an older ltt_version regresses the same bits, and is said; "
+      "a metadata difference names its key")
+passed += 1
+# (3) A file golden did not write is never adopted through a hash-only entry, nor replaced because of one.
+hj = os.path.join(work, "hj")
+os.makedirs(hj)
+open(os.path.join(hj, DEFAULT), "w").write("my outputs")
+r = golden(hj, "--hash-only")
+assert r.returncode == 2 and "under --hash-only nothing is written, yet regress would judge that file as the set" in r.stderr \
+    and not os.path.exists(os.path.join(hj, "manifest.json")), r.stdout + r.stderr
+os.rename(os.path.join(hj, DEFAULT), os.path.join(work, "mine"))
+assert golden(hj, "--hash-only").returncode == 0
+os.rename(os.path.join(work, "mine"), os.path.join(hj, DEFAULT))
+r = golden(hj)
+assert r.returncode == 2 and "lists its name as a hash-only set whose SHA-256 is not the file's" in r.stderr \
+    and read(os.path.join(hj, DEFAULT)) == b"my outputs", r.stdout + r.stderr
+# The control: the set's own bytes under a hash-only entry are the set, and a plain golden makes it committed.
+shutil.copy(os.path.join(work, "kept"), os.path.join(hj, DEFAULT))
+assert manifest(hj)["files"][0]["sha256"] == hashlib.sha256(read(os.path.join(hj, DEFAULT))).hexdigest()
+r = golden(hj)
+assert r.returncode == 0 and manifest(hj)["files"][0]["committed"] is True, r.stdout + r.stderr
+regress_ok(hj)
+print("h2. a foreign file under a set's name refused by golden --hash-only, and by golden over a hash-only entry; "
+      "the set's own bytes there are taken")
+passed += 1
+# (4) Case files the manifest does not list are said (never regressed), the run still judged on the listed ones.
+open(os.path.join(hj, "H256_L128_T9_M1_realistic_seed0_one-shot_declared.safetensors"), "w").write("junk")
+r = regress_ok(hj)
+assert "1 case file here is not in the manifest, so not regressed (ltt golden lists every file it writes): " \
+       "H256_L128_T9_M1_realistic_seed0_one-shot_declared.safetensors" in r.stdout, r.stdout
+# (5) An entry whose metadata hold a bad value is refused before any set is regenerated, by golden too.
+mm = os.path.join(work, "mm")
+assert run("golden", "--out", mm, "--dims", "small", "--tp", "8", "--tokens", "1,5", "--dist", "exact").returncode == 0
+m = manifest(mm)
+m["files"][-1]["metadata"]["tp"] = 8
+json.dump(m, open(os.path.join(mm, "manifest.json"), "w"))
+for args in (("regress", mm), ("golden", "--out", mm, "--dims", "small", "--tp", "8", "--tokens", "33", "--dist", "exact")):
+    r = run(*args)
+    assert r.returncode == 2 and "metadata 'tp' is 8: every value is a string" in r.stderr and "# ltt" not in r.stdout, \
+        (args, r.stdout + r.stderr)
+m["files"][-1]["metadata"]["tp"] = "7"
+json.dump(m, open(os.path.join(mm, "manifest.json"), "w"))
+r = run("regress", mm)
+assert r.returncode == 2 and "'s metadata: the metadata describe an impossible case" in r.stderr and "# ltt" not in r.stdout, \
+    r.stdout + r.stderr
+print("h3. unlisted case files said; an entry's bad metadata refused before any set is regenerated, by golden too")
+passed += 1
+# (6) A hash-only entry's metadata must be the set's, key for key (they were never compared).
+hh = os.path.join(work, "hh")
+assert golden(hh, "--hash-only").returncode == 0
+good_hh = manifest(hh)
+for key, value in (("seed", "000"), ("tokens", "05"), ("eps", "1e-6"), ("note", "mine")):
+    m = json.loads(json.dumps(good_hh))
+    m["files"][0]["metadata"][key] = value
+    json.dump(m, open(os.path.join(hh, "manifest.json"), "w"))
+    r = run("regress", hh)
+    assert r.returncode == 1 and f"the manifest's metadata: '{key}' is " in r.stdout and f"'{value}' in the manifest" in r.stdout, \
+        (key, r.stdout + r.stderr)
+json.dump(good_hh, open(os.path.join(hh, "manifest.json"), "w"))
+regress_ok(hh)
+print("h4. a hash-only entry's metadata compared with the set's, key for key")
 passed += 1
 print(f"{passed} passed, 0 failed")
