@@ -190,15 +190,30 @@ HopBounds ring_hops(int T, double P, double N, double mp, double mn) {
 // rounds a computed partial sum within gamma_{T-1}(u') A of an exact sum of k
 // terms, so the sum errs by at most u' sum_k (b_k + gamma A) (b_k from
 // ring_hops()), and never more than gamma_{T-1}(u') A. Flushed subnormals
-// lose up to 2^-126 per operation. The float64 sums themselves err by at
-// most gamma_T(2^-53) sum|x|.
+// lose up to 2^-126 per operation (flush_loss()). The float64 sums
+// themselves err by at most gamma_T(2^-53) sum|x|.
+//
+// Underflow (flush_loss): gradual, each of the T - 1 fp32 adds errs by at
+// most half the fp32 subnormal spacing, 2^-150. A member that flushes (FTZ
+// with DAZ, as CUDA's -ftz and an MXCSR with both bits) reads a subnormal
+// operand as zero and writes a subnormal result as zero, each losing less
+// than 2^-126: the T terms read, the T - 1 sums written, and the bf16 sum
+// read by the step after (at T 1 that read alone: a row of subnormal terms
+// is a row of zeros to it), 2T in all; a ring also reads each hop's bf16
+// partial, T - 1 more. A ring's hops round to bf16, a subnormal one by up to
+// 2^-133 each.
+double AdmCtx::flush_loss(int T, Algo a) const {
+  const double hops = a == Algo::ring ? (T - 1) * std::ldexp(1.0, -133) : 0.0;
+  if (!fam.ftz) return (T - 1) * kGradual + hops;
+  return (a == Algo::ring ? 3 * T - 1 : 2 * T) * kFlush + hops;
+}
+
 Interval AdmCtx::sum_finish(const SumAcc& s, Algo a) const {
   const double T = s.terms;
-  const double tiny = fam.ftz ? kFlush : kGradual;
   const double up = kU + kBf16Unit + kU * kBf16Unit;
   const double g = a == Algo::one_shot ? gamma(T - 1, kU) : gamma(T - 1, up);
   const double g53 = gamma(T, kU53);
-  const double fixed = a == Algo::one_shot ? (T - 1) * tiny : (T - 1) * (tiny + std::ldexp(1.0, -133));
+  const double fixed = flush_loss(s.terms, a);
   Interval r{MatD(s.lo.rows(), s.lo.cols()), MatD(s.lo.rows(), s.lo.cols())};
   const Eigen::Index n = s.lo.size();
 #pragma omp parallel for schedule(static)
@@ -696,7 +711,7 @@ const AdmCtx::RingZ& AdmCtx::ring_z() {
   rz->fix.resize(p.M, p.L);
   const double up = kU + kBf16Unit + kU * kBf16Unit;
   const double g = gamma(T - 1, up), g53 = gamma(T, kU53);
-  const double fixed = (T - 1) * ((fam.ftz ? kFlush : kGradual) + std::ldexp(1.0, -133));
+  const double fixed = flush_loss(T, Algo::ring);
 #pragma omp parallel for schedule(static)
   for (Eigen::Index e = 0; e < n; ++e) {
     // A non-finite term makes the sum non-finite: the row is the box's.

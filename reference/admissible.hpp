@@ -186,6 +186,8 @@ class AdmCtx {
   };
   void sum_add(SumAcc& s, const MatD& lo, const MatD& hi) const;
   Interval sum_finish(const SumAcc& s, Algo a) const;
+  // What underflow can lose in a reduction of T terms, on top of its rounding.
+  double flush_loss(int T, Algo a) const;
 
   // N W^T over hidden columns [j0, j0 + nj) and latent columns [k0, k0 + K).
   // The full product (j0 = k0 = 0) is cached per (algorithm, RMSNorm order).

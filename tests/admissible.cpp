@@ -107,6 +107,57 @@ TEST_CASE("admissible: every tier's emulated reference and 12 random members lie
         }
 }
 
+// Found by the fifty-second session's review: a member that flushes (FTZ
+// with DAZ) reads a subnormal term as zero, and the reduction's allowance
+// counted only its T - 1 sums written (none at T 1), so a row of subnormal
+// terms that such a member reads as zeros was judged outside: at T 1 any
+// such row (its output is S exactly), and at T >= 2 a row of T terms near
+// 2^-126 of one sign (their sum exceeds (T - 1) 2^-126). Row 0 here: every
+// rank's R at the largest bf16 subnormal, S zero, so Y's row 0 is N W^T
+// alone; the flushing members give zeros there.
+TEST_CASE("admissible: flushing members of a row of subnormal terms (T 1, 2, 8; one-shot and ring) lie in their sets") {
+  size_t flushing = 0, zero_rows = 0;
+  for (int T : {1, 2, 8})
+    for (Algo algo : {Algo::one_shot, Algo::ring}) {
+      if (T == 1 && algo == Algo::ring) continue;  // one rank: no collective
+      const Problem p = problem(Dims{64, 32}, T, 3, Dist::realistic);
+      Inputs in = generate_inputs(p);
+      for (int r = 0; r < T; ++r)
+        for (int k = 0; k < p.L; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0x007F;  // 2^-126 (1 - 2^-7)
+      for (int r = 0; r < T; ++r)
+        for (int j = 0; j < p.H; ++j) in.S[static_cast<size_t>(r)].at(0, j).bits = 0;
+      Reference ref(in);
+      const MatF g = widen<float>(in.g), W = widen<float>(in.W);
+      for (int tier : tiers_for(p)) {
+        CAPTURE(tier);
+        CAPTURE(T);
+        CAPTURE(name(algo));
+        Contract c = tier_def(tier).contract;
+        c.algo = algo;
+        const Interval a = ref.admissible(tier, c);
+        auto y = ref.emulated(tier, c);
+        REQUIRE(y.ok());
+        CHECK(outside(a, (*y)[0]) == 0);
+        LocalComm<EmulatedArith> comm(T);
+        for (uint64_t seed = 0; seed < 8; ++seed) {
+          Member m;
+          m.var = Variant{seed * 104729 + static_cast<uint64_t>(tier), true};
+          if (!m.var.ftz()) continue;
+          CAPTURE(seed);
+          ++flushing;
+          auto out = poisoned_outputs(static_cast<size_t>(T), p.M, p.H);
+          REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
+          CHECK(outside(a, out[0]) == 0);
+          bool zero = true;  // the member did flush row 0: its output there is S's zeros
+          for (int j = 0; j < p.H; ++j) zero = zero && to_double(out[0].at(0, j)) == 0;
+          zero_rows += zero;
+        }
+      }
+    }
+  CHECK(flushing >= 20);
+  CHECK(zero_rows == flushing);  // every flushing member read the row as zeros: the case tests what it claims
+}
+
 TEST_CASE("admissible: the sets are sharp: few elements have two values, a 1-step move is caught") {
   const Problem p = problem(kDimsSmall, 8, 33);
   const Inputs in = generate_inputs(p);
