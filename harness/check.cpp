@@ -586,7 +586,8 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
         if (!res.ok) {
           res.repro = cat(cuda ? cuda_env_prefix() : std::string(), P > 1 ? cat("mpirun -np ", P, " ") : std::string(), shell_word(self_path()), " check --tier ", tier,
                           " --tp ", p.T, " --tokens ", p.M, " --dims ", p.H, ",", p.L, " --dist ", name(p.dist),
-                          " --seed ", p.seed, " --eps ", shortest(p.eps), " --algo ", name(contract.algo),
+                          " --seed ", p.seed, " --eps ", shortest(p.eps),
+                          p.T > 1 ? cat(" --algo ", name(contract.algo)) : std::string(),  // refused at T 1 (no collective)
                           o.plant.empty() ? std::string() : cat(" --plant ", shell_word(o.plant)),
                           o.backend == "cpu" ? std::string() : cat(" --backend ", o.backend),
                           o.mutant.empty() ? std::string() : cat(" --mutant ", shell_word(o.mutant)),
@@ -712,7 +713,10 @@ Result<int> run_check(const CheckOptions& o, MPI_Comm comm, std::vector<CaseResu
                     d->needs ? d->needs : "other data", "), or the checks missed it; ltt mutants --only ", d->name,
                     " with the same selection tells which (it compares the outputs with the clean run's)"));
   }
-  if (root && !o.quiet) return exit_after_reports(failed > 0, report.finish(now_seconds() - wall0));
+  if (root && !o.quiet) {
+    watchdog_stage("writing the reports (--json, --markdown, --html)", 120);
+    return exit_after_reports(failed > 0, report.finish(now_seconds() - wall0));
+  }
   return failed == 0 ? 0 : 1;
 }
 

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -149,6 +150,20 @@ bool refuse_under_mpirun(const char* sub) {
                  "(started as %d processes; only ltt check spreads TP ranks over processes)\n",
                  sub, n);
   return true;
+}
+
+// A refusal of the command line before MPI starts, under mpirun: every
+// process with process 0's words refuses alike, so process 0 says it at
+// once and the others wait 2 s first; mpirun ends them once process 0 has
+// exited 2, so the reason is said once. A process given other words than
+// process 0's (mpirun's MPMD form, A : B) refuses alone: it says its reason
+// after the wait, naming itself, rather than exit unsaid.
+void others_wait_then_say() {
+  const int rank = flags::launched_rank();
+  if (rank == 0) return;
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::fprintf(stderr, "ltt: process %d of %d refuses its command line (process 0's may differ):\n", rank,
+               flags::launched_processes());
 }
 
 }  // namespace
@@ -512,14 +527,14 @@ int run_ltt(int argc, char** argv) {
     const std::string first = argv[1];
     // `ltt --version check`: CLI11 prints the version and drops the rest unsaid.
     if ((first == "-h" || first == "--help" || first == "--version") && argc > 2) {
-      if (flags::launched_rank() != 0) return 2;
+      others_wait_then_say();
       std::fprintf(stderr, "ltt: %s takes nothing after it, and '%s' follows: run 'ltt %s' alone%s\n", argv[1],
                    ltt::printable(argv[2]).c_str(), argv[1],
                    first == "--version" ? "" : ", or 'ltt COMMAND --help' for a command's options");
       return 2;
     }
     if (!sub && first != "-h" && first != "--help" && first != "--version") {
-      if (flags::launched_rank() != 0) return 2;
+      others_wait_then_say();
       if (first[0] == '-')
         std::fprintf(stderr, "ltt: '%s' comes before any command: ltt itself takes only --help and --version; give the command first "
                      "(check, mutants, golden, regress, verify, selftest, bench or simulate), then its options\n", argv[1]);
@@ -541,7 +556,7 @@ int run_ltt(int argc, char** argv) {
       // "-t 8": ltt's flags are long ones (and -h); CLI11 would say "not
       // expected: 8 -t", the words backwards.
       if (a.size() >= 2 && a[0] == '-' && a[1] != '-' && a != "-h") {
-        if (flags::launched_rank() != 0) return 2;
+        others_wait_then_say();
         std::fprintf(stderr, "ltt %s: %s is not a flag of %s (its flags are spelt in full, like --tp; -h is --help): 'ltt %s --help' "
                      "lists them\n", sub->get_name().c_str(), ltt::printable(a).c_str(), sub->get_name().c_str(), sub->get_name().c_str());
         return 2;
@@ -550,7 +565,7 @@ int run_ltt(int argc, char** argv) {
       const std::string name = a.substr(0, a.find('='));
       const CLI::Option* opt = sub->get_option_no_throw(name);
       if (!opt) {  // CLI11 would list it after the words it took for its values ("x.json --json")
-        if (flags::launched_rank() != 0) return 2;
+        others_wait_then_say();
         std::fprintf(stderr, "ltt %s: %s is not a flag of %s: 'ltt %s --help' lists its flags\n", sub->get_name().c_str(),
                      ltt::printable(name).c_str(), sub->get_name().c_str(), sub->get_name().c_str());
         return 2;
@@ -563,7 +578,7 @@ int run_ltt(int argc, char** argv) {
       if (a.find('=') == std::string::npos && i + 1 < argc) {
         const std::string next = argv[i + 1];
         if (next.size() > 2 && next.compare(0, 2, "--") == 0 && sub->get_option_no_throw(next.substr(0, next.find('=')))) {
-          if (flags::launched_rank() != 0) return 2;
+          others_wait_then_say();
           std::fprintf(stderr, "ltt %s: %s takes a value, and the word after it is the flag %s: give %s its value (a value "
                        "that is spelt like a flag: %s=%s)\n", sub->get_name().c_str(), name.c_str(), ltt::printable(next).c_str(),
                        name.c_str(), name.c_str(), ltt::printable(next).c_str());
@@ -572,7 +587,7 @@ int run_ltt(int argc, char** argv) {
       }
       value_next = a.find('=') == std::string::npos;
       if (!seen.insert(name).second) {
-        if (flags::launched_rank() != 0) return 2;
+        others_wait_then_say();
         // The list hint where the option takes a list (its help says "comma-separated").
         const bool list = opt->get_description().find("comma-separated") != std::string::npos;
         std::fprintf(stderr, "ltt %s: %s is given twice: give it once%s\n", sub->get_name().c_str(), name.c_str(),
@@ -584,8 +599,9 @@ int run_ltt(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (flags::launched_rank() != 0) return e.get_exit_code() == 0 ? 0 : 2;  // under mpirun, process 0 says it
-    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? 0 : 2;               // --help, --version
+    if (e.get_exit_code() == 0)  // --help, --version: printed once, by process 0
+      return flags::launched_rank() != 0 ? 0 : app.exit(e) == 0 ? 0 : 2;
+    others_wait_then_say();
     // CLI11's own words, with whose they are and where the options are listed.
     const std::string who = sub ? "ltt " + sub->get_name() : std::string("ltt");
     std::fprintf(stderr, "%s: %s\nRun '%s --help' for its options.\n", who.c_str(), e.what(), who.c_str());

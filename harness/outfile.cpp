@@ -13,6 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+
+#include "watchdog.hpp"
 
 namespace ltt {
 
@@ -51,6 +54,9 @@ bool make_blocking(int fd) {
 }
 
 int open_fifo_to_write(const std::string& flag, const std::string& shown, const std::string& path) {
+  // The reader is the user's program, not the backend: --timeout does not end this wait, which is said after 5 s.
+  WatchdogWaiting waiting(cat("waiting for a program to read ", flag, " ", shown, " (a FIFO)"),
+                          std::numeric_limits<double>::infinity());
   for (int tries = 0;; ++tries) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0) return make_blocking(fd) ? fd : -1;

@@ -184,8 +184,8 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
   MatD y(y0.rows(), y0.cols());
   for (Eigen::Index e = 0; e < y.size(); ++e) y.data()[e] = to_double(to_bf16(y0.data()[e]));
   r.vs_truth = compare_to_truth(y, truth.Y, bound, Mode::emulated);
-  r.all_zero = r.vs_truth.nonzero == 0 || r.vs_truth.n == 0;
   const int H = static_cast<int>(y.cols());
+  bool zero_admissible = y.size() > 0;  // every element's set bounded and holding 0: an all-zero output is right
   std::vector<int> row_differ(static_cast<size_t>(y.rows()), 0);
   for (Eigen::Index e = 0; e < y.size(); ++e) {
     const double a = y.data()[e], b = to_double(want.v[static_cast<size_t>(e)]);
@@ -211,6 +211,7 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
                               std::isinf(steps) ? std::string("NaN/Inf class mismatch") : cat(steps, " bf16 steps outside"),
                               " (truth ", t, ", emulated reference ", b, ")"));
     }
+    zero_admissible = zero_admissible && !unbounded(lo, hi) && admits(lo, hi, 0.0);
     const double n = set_size(lo, hi);
     r.ambiguous += n > 1 ? 1 : 0;
     r.unbounded += n == 0 ? 1 : 0;
@@ -226,6 +227,9 @@ void evaluate(const MatD& y0, const MatrixB& want, const Truth& truth, const Mat
                                                            : std::fabs(a - t) <= 8e-2 + 3e-2 * std::fabs(t);
     r.gate_fail += gate_ok ? 0 : 1;
   }
+  // An all-zero output fails (an unwritten output must not pass) unless 0 is
+  // admissible everywhere: a case whose exact output rounds to zero.
+  r.all_zero = (r.vs_truth.nonzero == 0 || r.vs_truth.n == 0) && !zero_admissible;
   if (adm.rows) judge_rows(y, *adm.rows, r);
   r.frac_differ = static_cast<double>(static_cast<size_t>(y.size()) - r.ulp_hist[0]) / static_cast<double>(y.size());
   for (size_t i = 0; i < row_differ.size(); ++i)

@@ -70,7 +70,7 @@ struct CaseResult {
   bool reran = true;                   // false in verify: its outputs were made once, elsewhere
   std::string outputs_note;            // verify: ranks given, tensors or files not checked ("" when none)
   size_t poisoned = 0;                 // elements the backend never wrote
-  bool all_zero = false;               // no nonzero element (never passes)
+  bool all_zero = false;               // no nonzero element where some element's set is unbounded or lacks 0 (a failure)
   bool strict_fail = false;            // the optional emulated-reference ULP gate (--ulp-max/--ulp-frac) failed
   // --backend cuda over several processes: every rank's output against the
   // same case run on fake ranks in process 0 (-1: not compared). Where the

@@ -111,6 +111,10 @@ Result<int> run_selftest(const SelftestOptions& o) {
         LTT_TRY(validate(all.back()));
       }
   if (all.empty()) return LTT_USAGE("selftest: nothing to run (no --tp, --tokens or --dist value)");
+  // One rank reduces nothing: an --algo there would label rows by a collective that never ran (as check).
+  if (o.algo && std::none_of(o.tp.begin(), o.tp.end(), [](int T) { return T > 1; }))
+    return LTT_USAGE("--algo ", name(*o.algo), " with --tp ", join(o.tp, ","), ": one rank reduces nothing, so no collective "
+                     "runs: drop --algo, or give a --tp of 2 or more");
   LTT_TRY(flags::fits_in_memory(all, "selftest"));
   std::printf("# ltt selftest: the reference of every tier against the float64 truth\n");
   std::printf("# dims H %d L %d, eps %g, seed %llu, %d OpenMP threads; %s\n", o.dims.H, o.dims.L, o.eps,
@@ -171,6 +175,15 @@ Result<int> run_selftest(const SelftestOptions& o) {
                      fmt("%.3g", st.max_abs), std::to_string(st.over), std::to_string(over12),
                      cat(st.nonfinite_expected, "/", st.nonfinite_mismatch),
                      ranks_agree ? "same" : "DIFF", fmt("%.0f", ms), ok ? "ok" : "FAIL"});
+            if (!ok) {  // why, where the columns alone may not say (an all-zero output)
+              std::vector<std::string> why;
+              if (st.over) why.push_back(cat(st.over, " elements over their bound"));
+              if (st.nonfinite_mismatch) why.push_back(cat(st.nonfinite_mismatch, " elements of another NaN/Inf class than the truth's"));
+              if (over12) why.push_back(cat(over12, " exact-mode elements over 1e-12 of their scale"));
+              if (!ranks_agree) why.push_back("the ranks' outputs differ");
+              if (st.all_zero()) why.push_back("an all-zero output where the truth is not within its bound of 0 everywhere");
+              std::printf("#   FAIL tier %d T %d M %d %s %s: %s\n", d.id, T, M, name(dist), name(mode), join(why, "; ").c_str());
+            }
           }
         }
         if (!weights) weights = std::move(in);

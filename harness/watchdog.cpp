@@ -160,14 +160,14 @@ std::string watchdog_current_stage() {
   return s.stage;
 }
 
-WatchdogWaiting::WatchdogWaiting(const std::string& what) {
+WatchdogWaiting::WatchdogWaiting(const std::string& what, double grace_s) {
   {
     State& s = state();
     std::lock_guard<std::mutex> lk(s.mu);
     before_ = s.stage;
     grace_ = s.grace;
   }
-  set_stage(what, 2);
+  set_stage(what, grace_s);
 }
 
 WatchdogWaiting::~WatchdogWaiting() { set_stage(before_, grace_); }

@@ -36,7 +36,9 @@ std::string watchdog_current_stage();
 // reported as the wait.
 class WatchdogWaiting {
  public:
-  explicit WatchdogWaiting(const std::string& what);
+  // grace_s: infinite for a wait on the user's own program (a FIFO's reader),
+  // which --timeout never ends: its wait is said on stderr instead.
+  explicit WatchdogWaiting(const std::string& what, double grace_s = 2);
   ~WatchdogWaiting();
   WatchdogWaiting(const WatchdogWaiting&) = delete;
   WatchdogWaiting& operator=(const WatchdogWaiting&) = delete;

@@ -114,6 +114,9 @@ MatD BoundCtx::reduce(const MatD& X, const MatD& A, const MatD* Ein, Algo algo, 
   const double T = in.p.T;
   const MatD E = Ein ? *Ein : MatD::Zero(X.rows(), X.cols());
   if (algo == Algo::one_shot) {
+    // One rank's bf16 input (no Ein) is its own sum, already a bf16 value:
+    // no add, and its rounding to storage is exact (the ring's figure too).
+    if (T == 1 && !Ein) return MatD::Zero(X.rows(), X.cols());
     // fp32 sum in rank order (Higham 4.4), then one rounding to storage.
     const MatD s = E + gamma(T - 1, u.ua) * (A + E);
     return round(X, s);

@@ -64,6 +64,7 @@ ErrorStats compare_impl(Get y_at, size_t n, const MatD& truth, const MatD& bound
     }
     const double err = std::fabs(y - t);
     const double b = bound.data()[e];
+    if (std::fabs(t) <= b) ++s.zero_in_bound;
     const double ratio = err == 0 ? 0.0 : err / b;
     ratios.push_back(ratio);
     s.max_ratio = std::max(s.max_ratio, ratio);

@@ -16,6 +16,7 @@ struct ErrorStats {
   size_t nonfinite_expected = 0;   // elements whose expected value is NaN or +-Inf
   size_t nonfinite_mismatch = 0;   // ...and y is not the same NaN / +Inf / -Inf (or y is, unexpectedly)
   size_t nonzero = 0;              // elements of y that are not zero
+  size_t zero_in_bound = 0;        // elements whose truth is finite and within its bound of 0 (0 would be right there)
   double max_ratio = 0;            // max |y - truth| / bound
   double p999_ratio = 0;           // 99.9th percentile of the same, a NaN/Inf class mismatch counted as +inf
   double max_abs = 0;              // max |y - truth|
@@ -23,7 +24,10 @@ struct ErrorStats {
   double normwise = 0;             // ||y - truth||_F / ||truth||_F (NaN where not meaningful: see normwise_note)
   std::string normwise_note;       // why normwise is not computed, or ""
   long first_over = -1;            // flat index of the first element over its bound
-  bool ok() const { return over == 0 && nonfinite_mismatch == 0 && n > 0 && nonzero > 0; }
+  // An all-zero output fails (an unwritten output must not pass) unless 0
+  // is right everywhere: a case whose truth lies within its bound of 0.
+  bool all_zero() const { return n == 0 || (nonzero == 0 && zero_in_bound < n); }
+  bool ok() const { return over == 0 && nonfinite_mismatch == 0 && !all_zero(); }
 };
 // The figures above but n, the counts and first_over are over the elements
 // finite in both y and the truth. For a table: max_ratio ("0.53"), or "inf"

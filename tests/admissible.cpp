@@ -215,10 +215,31 @@ TEST_CASE("admissible: the verdict for outputs 0, 1 and 2 steps from a single-va
     CHECK(r.ulp_hist[0] == v.size() - (steps ? 1 : 0));
     CHECK(r.failed_checks() == (steps ? std::vector<std::string>{"admissible"} : std::vector<std::string>{}));
   }
-  // An all-zero output never passes, even where zero were admissible.
+  // An all-zero output fails here (zero is in no set).
   CaseResult r;
   evaluate(MatD::Zero(p.M, p.H), (*y)[0], ref.truth(), ref.bound(tier, Mode::emulated, c), a, o, r);
   CHECK_FALSE(r.ok);
+  // Where some set is unbounded, an all-zero output fails as all zero, though
+  // every element is admitted: an unwritten output never passes there.
+  Interval wide{a.lo, a.hi, nullptr};
+  wide.lo.setConstant(0.0);
+  wide.hi.setConstant(0.0);
+  wide.lo.data()[0] = -std::numeric_limits<double>::infinity();
+  wide.hi.data()[0] = std::numeric_limits<double>::infinity();
+  CaseResult rw;
+  evaluate(MatD::Zero(p.M, p.H), (*y)[0], ref.truth(), ref.bound(tier, Mode::emulated, c), wide, o, rw);
+  CHECK(rw.outside == 0);
+  CHECK(rw.failed_checks() == std::vector<std::string>{"all-zero"});
+  // Where every set is bounded and holds 0 (a case whose exact output
+  // rounds to zero: --dims 1,1 can give one), zeros are right, and pass
+  // (session 52: they failed as all zero, and selftest said FAIL unexplained).
+  Interval zero{wide.lo, wide.hi, nullptr};
+  zero.lo.data()[0] = zero.hi.data()[0] = 0.0;
+  CaseResult rz;
+  evaluate(MatD::Zero(p.M, p.H), (*y)[0], ref.truth(), ref.bound(tier, Mode::emulated, c), zero, o, rz);
+  CHECK(rz.outside == 0);
+  CHECK(rz.failed_checks().empty());
+  CHECK(rz.ok);
 }
 
 TEST_CASE("admissible: an output with no intermediate rounding (the truth rounded once) fails, and says why") {

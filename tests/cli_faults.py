@@ -1338,6 +1338,44 @@ elif cls == "unseen":
     outputs_file("many.safetensors", many, y1)
     r = run([ltt, "verify", "--case", case5, "--output", "many.safetensors"], timeout=300)
     expect(r.returncode == 0 and "and 199996 more" in r.stdout, "a header of 200,000 tensors is read (it ran for many minutes)", r)
+
+    # 18. Found by the fifty-second session's review of selftest, check and bench. (a) At T 1, L <= 64, a member that
+    # flushes (FTZ with DAZ) reads the adversarial subnormal row as zeros: 8 of 10 random members failed.
+    r = run([ltt, "check", "--dims", "16,16", "--tp", "1", "--tokens", "33", "--dist", "adversarial", "--variant", "0-9"])
+    expect(r.returncode == 0 and "(40 runs, 0 failed)" in r.stdout, "flushing members pass at T 1 on subnormal rows", r)
+    # (b) A case whose exact output rounds to zero: the correct all-zero output failed as all zero (selftest: FAIL
+    # with every column fine and no reason).
+    zero = ["--dims", "1,1", "--tp", "1", "--tokens", "1", "--dist", "exact", "--seed", "3080"]
+    for sub in ("selftest", "check"):
+        r = run([ltt, sub, *zero])
+        expect(r.returncode == 0 and "0 failed" in r.stdout, f"{sub}: zeros that are right pass", r)
+    r = run([ltt, "check", *zero, "--json", "z.json"])
+    cases = json.load(open("z.json"))["cases"] if r.returncode == 0 else []
+    expect(cases and all(c["vs_truth"]["max_abs"] > 0 and c["pass"] for c in cases), "the zero output differs from the truth, "
+           "within its sets (the case tests what it claims)", r)
+    # (c) The reproduce line of a failure at T 1 named --algo, which ltt refuses there.
+    r = run([ltt, "check", *SMALL, "--tp", "1", "--tokens", "5", "--dist", "realistic", "--tier", "1", "--mutant", "g-missing"])
+    line = [x.split("reproduce: ", 1)[1] for x in r.stdout.splitlines() if "reproduce: " in x]
+    r2 = subprocess.run(shlex.split(line[0]), capture_output=True, text=True) if line else None
+    expect(r.returncode == 1 and line and "--algo" not in line[0] and r2.returncode == 1 and "1 failed" in r2.stdout,
+           "the reproduce line at T 1 runs and fails again", r)
+    # (d) selftest --algo at T 1 is refused, as check refuses it; the one-shot bound at T 1 no longer counts a
+    # rounding of Z that never happens (its err/bound equals the ring's, which counted none).
+    refused(["selftest", *SMALL, "--tp", "1", "--tokens", "1", "--algo", "ring"], "--algo ring with --tp 1: one rank reduces nothing")
+    ratio = {}
+    for algo in ("one-shot", "ring"):
+        r = run([ltt, "check", *SMALL, "--tp", "1,2", "--tokens", "5", "--dist", "exact", "--tier", "1", "--algo", algo,
+                 "--json", f"b{algo}.json"])
+        js = json.load(open(f"b{algo}.json"))["cases"] if r.returncode == 0 else []
+        ratio[algo] = [c["vs_truth"]["max_err_over_bound"] for c in js if c["tp"] == 1]
+    expect(ratio["one-shot"] and ratio["one-shot"] == ratio["ring"], f"T 1's err/bound is the same under either --algo: {ratio}", r)
+    # (e) Under mpirun, a process other than 0 that refuses its command line (mpirun's A : B form) said nothing.
+    ok_args = [ltt, "check", *SMALL, "--tp", "2", "--tokens", "1", "--dist", "realistic"]
+    r = run([*MPI, "-np", "1", *ok_args, ":", "-np", "1", *ok_args, "--tier", "9"], timeout=60)
+    expect(r.returncode != 0 and "process 1 of 2 refuses its command line" in r.stderr and "--tier '9'" in r.stderr,
+           "process 1's refusal is said", r)
+    r = run([*MPI, "-np", "2", *ok_args, "--tier", "9"], timeout=60)
+    expect(r.returncode != 0 and r.stderr.count("--tier '9'") == 1, "the same refusal on every process is said once", r)
     os.chdir("..")
 else:
     sys.exit(f"unknown class {cls}")
