@@ -447,9 +447,14 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
     auto f = [&](double z, double rho, double gk) {
       return rtw ? rn(rn(z * rho) * gk) : rn(z * rho * gk);
     };
+    // Under FTZ with DAZ a subnormal value on N's way reads or writes as 0:
+    // z rho, z rho g, and (session 52's fuzzing of the verdict) g itself
+    // where it is subnormal, and the fused order's z g, which a member may
+    // form first ((z g) rho: the products in any order). Then 0 is N's too.
     auto tiny_reach = [&](double zmin_abs, double gk) {
-      const double v = zmin_abs * rho_a;
-      return fam.ftz && zmin_abs != 0 && (v < 2 * kFlush || v * std::fabs(gk) < 2 * kFlush);
+      const double v = zmin_abs * rho_a, ga = std::fabs(gk);
+      return fam.ftz && zmin_abs != 0 &&
+             (v < 2 * kFlush || v * ga < 2 * kFlush || (ga != 0 && ga < kFlush) || (!rtw && zmin_abs * ga < 2 * kFlush));
     };
     std::vector<Step>& steps = ns->steps[static_cast<size_t>(i)];
     for (int k = 0; k < L; ++k) {
@@ -497,7 +502,8 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
           hi = std::max(e1, e2);
         }
       }
-      if (fam.ftz && std::min(std::fabs(zl), std::fabs(zh)) * rho_b * std::max(1.0, std::fabs(gk)) < 4 * kFlush) {
+      if ((fam.ftz && std::min(std::fabs(zl), std::fabs(zh)) * rho_b * std::max(1.0, std::fabs(gk)) < 4 * kFlush) ||
+          tiny_reach(std::min(std::fabs(zl), std::fabs(zh)), gk)) {
         lo = std::min(lo, 0.0);
         hi = std::max(hi, 0.0);
       }
@@ -812,7 +818,12 @@ DotRange AdmCtx::dot_ring(NormOrder o, int k0, int K) {
       C(i, c) = ok ? gk * gk * (rz.V(i, k) + nR * (uN * za) * (uN * za)) : 0.0;
       double f = ok ? gk * (rz.fix(i, k) + eta * za + gK * std::fabs(z)) : 0.0;
       // A flush can take the element's product (or its rounded Z rho) to 0.
-      if (ok && fam.ftz && za * rho_hi[static_cast<size_t>(i)] * std::max(1.0, gk) < 4 * kFlush) f += gk * za * (1 + uN);
+      // So can a subnormal g (DAZ), or a flushed z g where a member forms it first (session 52).
+      const double zlo = std::max(std::fabs(z) - e, 0.0);
+      if (ok && fam.ftz &&
+          (za * rho_hi[static_cast<size_t>(i)] * std::max(1.0, gk) < 4 * kFlush || (gk != 0 && gk < kFlush) ||
+           (!rtw && zlo != 0 && zlo * gk < 4 * kFlush)))
+        f += gk * za * (1 + uN);
       F(i, c) = f;
     }
   const auto Wk = W.middleCols(k0, K);

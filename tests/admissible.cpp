@@ -158,6 +158,66 @@ TEST_CASE("admissible: flushing members of a row of subnormal terms (T 1, 2, 8; 
   CHECK(zero_rows == flushing);  // every flushing member read the row as zeros: the case tests what it claims
 }
 
+// Found by the fifty-second session's fuzzing of the verdict (inputs the
+// built-in distributions never make): a flushing member reads a subnormal g
+// as 0 (E), and under the fused order may form z g first, which flushes
+// where z is 2^-126 though z rho g is normal (C). Their N was judged nonzero.
+TEST_CASE("admissible: flushing members where g is subnormal, or the fused order's z g underflows, lie in their sets") {
+  size_t flushing = 0, checked = 0;
+  auto judge = [&](const Inputs& in) {
+    const Problem& p = in.p;
+    Reference ref(in);
+    const MatF g = widen<float>(in.g), W = widen<float>(in.W);
+    for (int tier : tiers_for(p))
+      for (Algo algo : {Algo::one_shot, Algo::ring})
+        for (NormOrder order : {NormOrder::round_then_weight, NormOrder::fused}) {
+          if (algo == Algo::ring && p.T < 2) continue;
+          CAPTURE(tier);
+          CAPTURE(p.T);
+          CAPTURE(name(algo));
+          CAPTURE(name(order));
+          Contract c = tier_def(tier).contract;
+          c.algo = algo;
+          c.norm = order;
+          const Interval a = ref.admissible(tier, c);
+          LocalComm<EmulatedArith> comm(p.T);
+          for (uint64_t seed = 0; seed < 16; ++seed) {
+            Member m;
+            m.var = Variant{seed, true};
+            if (!m.var.ftz()) continue;
+            CAPTURE(seed);
+            ++flushing;
+            auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
+            REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
+            CHECK(outside(a, out[0]) == 0);
+            ++checked;
+          }
+        }
+  };
+  for (int T : {1, 2}) {  // E: g subnormal everywhere, W large, S zero in row 0
+    Inputs in = generate_inputs(make_problem(Dims{16, 8}, T, 2, Dist::realistic, 1));
+    for (int k = 0; k < 8; ++k) in.g.at(0, k).bits = 0x0070;
+    for (int j = 0; j < 16; ++j)
+      for (int k = 0; k < 8; ++k) in.W.at(j, k) = to_bf16(((j + k) % 3 ? 1 : -1) * std::ldexp(1.0, 100));
+    for (int r = 0; r < T; ++r)
+      for (int j = 0; j < 16; ++j) in.S[static_cast<size_t>(r)].at(0, j).bits = 0;
+    judge(in);
+  }
+  for (int T : {1, 2, 8}) {  // C: row 0's Z is (2^-126, 0, ...), g_0 0.75, eps at its floor
+    const int L = 8 * T;
+    Inputs in = generate_inputs(make_problem(Dims{16, L}, T, 2, Dist::realistic, 1, L * std::ldexp(1.0, -102)));
+    for (int r = 0; r < T; ++r) {
+      for (int k = 0; k < L; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0;
+      for (int j = 0; j < 16; ++j) in.S[static_cast<size_t>(r)].at(0, j).bits = 0;
+    }
+    in.R[0].at(0, 0).bits = 0x0080;  // 2^-126
+    in.g.at(0, 0) = to_bf16(0.75);
+    judge(in);
+  }
+  CHECK(flushing >= 100);
+  CHECK(checked == flushing);
+}
+
 TEST_CASE("admissible: the sets are sharp: few elements have two values, a 1-step move is caught") {
   const Problem p = problem(kDimsSmall, 8, 33);
   const Inputs in = generate_inputs(p);
