@@ -488,9 +488,13 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
         lo = std::min(na, nb);
         hi = std::max(na, nb);
       } else {
-        // Z itself is ambiguous: the box z in [zl, zh], rho in [rho_a, rho_b].
+        // Z itself is ambiguous: the box z in [zl, zh], rho in [rho_a, rho_b],
+        // within |z rho| <= sqrt(L) (the member's z is one of the L values
+        // its own rstd is of; its rounding errors bounded rigorously): a
+        // box of huge z and the largest rho overflowed to a NaN base.
         const double c[4] = {zl * rho_a, zl * rho_b, zh * rho_a, zh * rho_b};
-        const double xl = *std::min_element(c, c + 4), xh = *std::max_element(c, c + 4);
+        const double cap = std::sqrt(static_cast<double>(L)) / std::sqrt(1 - gamma(L + 8, kU)) * (1 + 8 * kU);
+        const double xl = std::max(*std::min_element(c, c + 4), -cap), xh = std::min(*std::max_element(c, c + 4), cap);
         if (rtw) {
           const double tl = rn(xl), th = rn(xh);
           const double e1 = rn(tl * gk), e2 = rn(th * gk);
@@ -540,7 +544,14 @@ std::pair<double, double> AdmCtx::rho_range(double ss_lo, double ss_hi, bool ss_
   const double Dlo = ((sl / L) * (1 - kU) * (1 - kU) + in.p.eps * (1 - kU)) * (1 - kU);
   const double Dhi = ((sh / L) * (1 + kU) * (1 + kU) + tiny + in.p.eps * (1 + kU)) * (1 + kU);
   const double slack = 1 + 16 * kU53;  // float64's own rounding of these few operations
-  return {(2 - q) / std::sqrt(Dhi) / slack, q / std::sqrt(Dlo) * slack};
+  double ra = (2 - q) / std::sqrt(Dhi) / slack, rb = q / std::sqrt(Dlo) * slack;
+  // fp32 overflow (session 52's fuzzing of the verdict): the squares are
+  // nonnegative, so a member's partial sums stay below its whole sum; where
+  // that can pass FLT_MAX, its D is Inf and its rstd 0; where every
+  // member's must, rstd is 0 alone.
+  if (sh * (1 + kU) >= FLT_MAX || Dhi >= FLT_MAX) ra = 0;
+  if (sl * (1 - kU) > FLT_MAX * (1 + kU)) rb = 0;
+  return {ra, rb};
 }
 
 // The exact range of N~ W^T over the admissible N~, latent columns

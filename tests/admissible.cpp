@@ -218,6 +218,58 @@ TEST_CASE("admissible: flushing members where g is subnormal, or the fused order
   CHECK(checked == flushing);
 }
 
+// Found by the same fuzzing: an fp32 sum of squares that overflows (one
+// element of 2^64: every fp32 member's rstd is 0, N 0, Y = S; even the
+// emulated reference was judged outside, A), and a ring's Z box of huge
+// cancelling terms, whose N box overflowed to a NaN base that made the
+// row's every output "must be NaN" (B).
+TEST_CASE("admissible: an fp32 sum of squares that overflows, and a ring's box of huge cancelling terms, are judged by sets that hold the members") {
+  size_t runs = 0;
+  auto judge = [&](const Inputs& in, int seeds) {
+    const Problem& p = in.p;
+    Reference ref(in);
+    const MatF g = widen<float>(in.g), W = widen<float>(in.W);
+    for (int tier : tiers_for(p))
+      for (Algo algo : {Algo::one_shot, Algo::ring})
+        for (NormOrder order : {NormOrder::round_then_weight, NormOrder::fused}) {
+          if (algo == Algo::ring && p.T < 2) continue;
+          CAPTURE(tier);
+          CAPTURE(p.T);
+          CAPTURE(name(algo));
+          CAPTURE(name(order));
+          Contract c = tier_def(tier).contract;
+          c.algo = algo;
+          c.norm = order;
+          const Interval a = ref.admissible(tier, c);
+          auto y = ref.emulated(tier, c);
+          REQUIRE(y.ok());
+          CHECK(outside(a, (*y)[0]) == 0);
+          LocalComm<EmulatedArith> comm(p.T);
+          for (int seed = 0; seed < seeds; ++seed) {
+            Member m;
+            m.var = Variant{static_cast<uint64_t>(seed), true};
+            CAPTURE(seed);
+            auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
+            REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &m).ok());
+            CHECK(outside(a, out[0]) == 0);
+            ++runs;
+          }
+        }
+  };
+  for (int T : {1, 2}) {  // A
+    Inputs in = generate_inputs(make_problem(Dims{16, 8}, T, 2, Dist::realistic, 1));
+    in.R[0].at(0, 3) = to_bf16(std::ldexp(1.0, 64));
+    judge(in, 8);
+  }
+  {  // B
+    Inputs in = generate_inputs(make_problem(Dims{15, 6}, 3, 2, Dist::realistic, 1));
+    in.R[0].at(0, 0).bits = 0xff7d;
+    in.R[1].at(0, 0).bits = 0x7f7d;
+    judge(in, 8);
+  }
+  CHECK(runs >= 200);
+}
+
 TEST_CASE("admissible: the sets are sharp: few elements have two values, a 1-step move is caught") {
   const Problem p = problem(kDimsSmall, 8, 33);
   const Inputs in = generate_inputs(p);
