@@ -299,7 +299,7 @@ size_t members_outside(const Inputs& in, NormOrder order, int seeds) {
 }
 }  // namespace
 
-TEST_CASE("admissible (known false alarm, not mended): the fused order's r g overflows fp32 (g 2^120)" * doctest::should_fail()) {
+TEST_CASE("admissible: known false alarm, not mended: the fused order's rstd g overflows fp32 (g 2^120)" * doctest::should_fail()) {
   Inputs in = generate_inputs(make_problem(Dims{16, 8}, 2, 2, Dist::realistic, 1));
   for (int r = 0; r < 2; ++r)
     for (int k = 0; k < 8; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0;
@@ -323,7 +323,7 @@ TEST_CASE("admissible: the fused order's z g underflowing to 0 without FTZ (g 2^
   CHECK(members_outside(in, NormOrder::fused, 32) == 0);
 }
 
-TEST_CASE("admissible (known false alarm, not mended): a subnormal W read as 0 (DAZ) against an N near 2^60" * doctest::should_fail()) {
+TEST_CASE("admissible: known false alarm, not mended: a subnormal W read as 0 (DAZ) against an N near 2^60" * doctest::should_fail()) {
   Inputs in = generate_inputs(make_problem(Dims{16, 8}, 1, 2, Dist::realistic, 1));
   for (int k = 0; k < 8; ++k) in.g.at(0, k) = to_bf16(std::ldexp(1.0, 60));
   for (int j = 0; j < 16; ++j)
