@@ -51,6 +51,25 @@ double low_bit(uint16_t bits) {
 }
 double low_bit(double x) { return low_bit(to_bf16(x).bits); }
 
+// The largest |z| at which a flush (FTZ with DAZ) can take N = z rho g to
+// 0, for any rstd rho >= rho_lo: 0 where nothing flushes, infinite where
+// any z can. A flush comes from the product z rho, or z rho g, below the
+// flush threshold, or in the fused order (not round_then_weight) from the
+// product z g, which a member may form first ((z g) rho: any order); each
+// with room (4x) for the roundings before it; or from g itself subnormal,
+// which DAZ reads as 0 (session 52's fuzzing of the verdict). N's sets
+// (norm: 0 joins the set where some z of the element is below it) and the
+// ring's statistical bound (dot_ring: an allowance of g min(|z|, reach))
+// both read it: a place that misses a flush judges a correct flushing
+// member outside.
+double flush_reach(bool ftz, bool round_then_weight, double rho_lo, double g) {
+  if (!ftz) return 0;
+  const double ga = std::fabs(g), t = 4 * kFlush;
+  if (ga != 0 && ga < kFlush) return kInf;
+  const double z = std::max(t / rho_lo, t / (rho_lo * ga));  // rho_lo or g 0: infinite (N is 0)
+  return round_then_weight ? z : std::max(z, t / ga);
+}
+
 // Normalises an interval's special cases: one NaN end (a NaN only possible)
 // or both infinite ends: unbounded; both NaN: the NaN class.
 void settle(double& lo, double& hi) {
@@ -447,14 +466,10 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
     auto f = [&](double z, double rho, double gk) {
       return rtw ? rn(rn(z * rho) * gk) : rn(z * rho * gk);
     };
-    // Under FTZ with DAZ a subnormal value on N's way reads or writes as 0:
-    // z rho, z rho g, and (session 52's fuzzing of the verdict) g itself
-    // where it is subnormal, and the fused order's z g, which a member may
-    // form first ((z g) rho: the products in any order). Then 0 is N's too.
-    auto tiny_reach = [&](double zmin_abs, double gk) {
-      const double v = zmin_abs * rho_a, ga = std::fabs(gk);
-      return fam.ftz && zmin_abs != 0 &&
-             (v < 2 * kFlush || v * ga < 2 * kFlush || (ga != 0 && ga < kFlush) || (!rtw && zmin_abs * ga < 2 * kFlush));
+    // Under FTZ with DAZ a flush on N's way can make it 0 (flush_reach),
+    // for an element whose z is not exactly 0.
+    auto tiny_reach = [&](double z_min, double z_max, double gk) {
+      return z_max != 0 && z_min < flush_reach(fam.ftz, rtw, rho_a, gk);
     };
     std::vector<Step>& steps = ns->steps[static_cast<size_t>(i)];
     for (int k = 0; k < L; ++k) {
@@ -462,7 +477,7 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
       double lo, hi;
       if (zl == zh) {
         const double na = f(zl, rho_a, gk), nb = f(zl, rho_b, gk);
-        if (!tiny_reach(std::fabs(zl), gk)) {
+        if (!tiny_reach(std::fabs(zl), std::fabs(zl), gk)) {
           if (na == nb) {  // fixed
             ns->base(i, k) = na;
             ns->amax(i, k) = std::fabs(na);
@@ -506,8 +521,8 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
           hi = std::max(e1, e2);
         }
       }
-      if ((fam.ftz && std::min(std::fabs(zl), std::fabs(zh)) * rho_b * std::max(1.0, std::fabs(gk)) < 4 * kFlush) ||
-          tiny_reach(std::min(std::fabs(zl), std::fabs(zh)), gk)) {
+      const double z_min = zl <= 0 && zh >= 0 ? 0.0 : std::min(std::fabs(zl), std::fabs(zh));
+      if (tiny_reach(z_min, std::max(std::fabs(zl), std::fabs(zh)), gk)) {
         lo = std::min(lo, 0.0);
         hi = std::max(hi, 0.0);
       }
@@ -828,13 +843,9 @@ DotRange AdmCtx::dot_ring(NormOrder o, int k0, int K) {
       Zg(i, c) = ok ? z * g(0, k) : 0.0;
       C(i, c) = ok ? gk * gk * (rz.V(i, k) + nR * (uN * za) * (uN * za)) : 0.0;
       double f = ok ? gk * (rz.fix(i, k) + eta * za + gK * std::fabs(z)) : 0.0;
-      // A flush can take the element's product (or its rounded Z rho) to 0.
-      // So can a subnormal g (DAZ), or a flushed z g where a member forms it first (session 52).
-      const double zlo = std::max(std::fabs(z) - e, 0.0);
-      if (ok && fam.ftz &&
-          (za * rho_hi[static_cast<size_t>(i)] * std::max(1.0, gk) < 4 * kFlush || (gk != 0 && gk < kFlush) ||
-           (!rtw && zlo != 0 && zlo * gk < 4 * kFlush)))
-        f += gk * za * (1 + uN);
+      // Where a flush can take the element's N to 0, it may lose all of it.
+      const double reach = flush_reach(fam.ftz, rtw, rho_lo[static_cast<size_t>(i)], g(0, k));
+      if (ok && za != 0 && std::max(std::fabs(z) - e, 0.0) < reach) f += gk * std::min(za, reach) * (1 + uN);
       F(i, c) = f;
     }
   const auto Wk = W.middleCols(k0, K);

@@ -224,6 +224,39 @@ TEST_CASE("admissible: flushing members where g is subnormal, or the fused order
   CHECK(runs >= 100);  // flushing members ran: the case tests what it claims
 }
 
+// Found by the fifty-third session while making the flush predicate one
+// function: the ring's statistical bound (dot_ring) gave an element its
+// whole value as allowance only where z rho max(1, g) was tiny, so where
+// z rho flushes (2^-128) but g is large (64) it missed the flush and
+// narrowed N's set (which holds 0) to exclude the flushing members' zeros.
+// Row 0: one z of 2^20 (rstd 2^-18), fifteen of 2^-110 weighted by 64 and
+// W 2^100; Y's row 0 is 15 2^-22 exactly, and 0 for a member that flushes.
+TEST_CASE("admissible: a ring's bound holds the flushing members where z rho flushes and g is large") {
+  size_t runs = 0, zeros = 0;
+  for (int T : {2, 4}) {
+    Inputs in = generate_inputs(make_problem(Dims{16, 16}, T, 2, Dist::realistic, 1));
+    for (int r = 0; r < T; ++r) {
+      for (int k = 0; k < 16; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0;
+      for (int j = 0; j < 16; ++j) in.S[static_cast<size_t>(r)].at(0, j).bits = 0;
+    }
+    in.R[0].at(0, 0) = to_bf16(std::ldexp(1.0, 20));
+    for (int k = 1; k < 16; ++k) {
+      in.R[static_cast<size_t>(k % T)].at(0, k) = to_bf16(std::ldexp(1.0, -110));
+      in.g.at(0, k) = to_bf16(64.0);
+    }
+    for (int j = 0; j < 16; ++j) {
+      in.W.at(j, 0).bits = 0;
+      for (int k = 1; k < 16; ++k) in.W.at(j, k) = to_bf16(std::ldexp(1.0, 100));
+    }
+    const MemberRuns m = run_members(in, 16, kBothOrders, true, false);
+    CHECK_MESSAGE(m.outside_runs == 0, m.first);
+    runs += m.runs;
+    zeros += m.zero_row0;
+  }
+  CHECK(runs >= 100);
+  CHECK(zeros >= 20);  // members flushed row 0 to zeros: the case tests what it claims
+}
+
 // Found by the same fuzzing: an fp32 sum of squares that overflows (one
 // element of 2^64: every fp32 member's rstd is 0, N 0, Y = S; even the
 // emulated reference was judged outside, A), and a ring's Z box of huge
