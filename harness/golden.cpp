@@ -85,7 +85,19 @@ Result<SafeTensors> build_case(const Problem& p, const std::vector<int>& tiers, 
 
 namespace {
 
-Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
+// A manifest as read: its JSON, and each entry's metadata with the case they
+// describe, in the order of json["files"] as read (golden then edits the
+// JSON; regress reads both).
+struct Manifest {
+  struct Entry {
+    std::map<std::string, std::string> metadata;
+    LoadedCase c;  // from the metadata alone: problem, contract, tiers
+  };
+  nlohmann::json json;
+  std::vector<Entry> entries;
+};
+
+Result<Manifest> read_manifest(const std::string& path, bool must_exist) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return LTT_USAGE(path, ": is a directory, not a manifest: move it away");
   LTT_TRY(regular_file_to_read(path, false));
@@ -95,7 +107,7 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
     const int err = errno;
     // No manifest yet is a fresh golden set; any other reason (no permission,
     // a path through a file) is said, never taken for an empty set.
-    if (!must_exist && err == ENOENT) return nlohmann::json{{"ltt_version", kVersion}, {"files", nlohmann::json::array()}};
+    if (!must_exist && err == ENOENT) return Manifest{{{"ltt_version", kVersion}, {"files", nlohmann::json::array()}}, {}};
     return LTT_USAGE(path, ": cannot read the manifest: ", err ? std::strerror(err) : "unreadable",
                      err == ENOENT ? " (is this a golden set's directory? ltt golden --out DIR makes one)" : "");
   }
@@ -121,6 +133,7 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
       return LTT_USAGE(path, ": 'ltt_version' is ", json_excerpt(j["ltt_version"]), ": it must be the version string of the "
                        "ltt that wrote the set (ltt --version prints this one's)");
     std::set<std::string> seen;
+    std::vector<Manifest::Entry> entries;
     size_t index = 0;
     for (const auto& e : j["files"]) {
       const std::string at = cat("entry ", index++, e.is_object() && e.contains("file") && e["file"].is_string()
@@ -164,9 +177,11 @@ Result<nlohmann::json> read_manifest(const std::string& path, bool must_exist) {
           return LTT_USAGE(path, ": ", file, ": metadata '", k, "' is ", json_excerpt(v), ": every value is a string (ltt golden writes \"tp\": \"8\")");
         meta.metadata[k] = v;
       }
-      if (auto c = case_from_metadata(meta, cat(path, ": ", file, "'s metadata")); !c.ok()) return c.error();
+      auto c = case_from_metadata(meta, cat(path, ": ", file, "'s metadata"));
+      if (!c.ok()) return c.error();
+      entries.push_back({std::move(meta.metadata), std::move(*c)});
     }
-    return j;
+    return Manifest{std::move(j), std::move(entries)};
   } catch (const std::exception& ex) {
     return LTT_USAGE(path, ": not valid JSON: ", ex.what());
   }
@@ -519,7 +534,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   if (sets.empty())
     return LTT_USAGE("no input set to write: no selected tier applies to the selected shapes (", kTier0Applies, ")");
   // A name determines its contents: refuse any clash before writing anything.
-  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only, false));
+  for (const Set& s : sets) LTT_TRY(refuse_clash(manifest->json, mpath, o.out, s.file, s.metadata, o.hash_only, false));
   {
     std::vector<Problem> ps;
     for (const Set& s : sets) ps.push_back(s.p);
@@ -537,7 +552,7 @@ Result<int> run_golden(const GoldenOptions& o) {
   LTT_TRY(lock.take(o.out, true));
   manifest = read_manifest(mpath, false);
   if (!manifest.ok()) return manifest.error();
-  for (const Set& s : sets) LTT_TRY(refuse_clash(*manifest, mpath, o.out, s.file, s.metadata, o.hash_only, true));
+  for (const Set& s : sets) LTT_TRY(refuse_clash(manifest->json, mpath, o.out, s.file, s.metadata, o.hash_only, true));
   if (lock.held()) remove_stale_temporaries(o.out);  // unlocked, another run's may be live
   std::printf("# ltt golden: %s into %s%s\n", counted(sets.size(), "input set").c_str(), o.out.c_str(), o.hash_only ? " (hashes only)" : "");
   int file_width = 62;  // as wide as the longest name, so the rows line up
@@ -574,14 +589,14 @@ Result<int> run_golden(const GoldenOptions& o) {
     }
     nlohmann::json entry{{"file", s.file}, {"sha256", sha}, {"bytes", bytes}, {"committed", !o.hash_only},
                          {"metadata", st->metadata}};
-    auto& files = (*manifest)["files"];
+    auto& files = manifest->json["files"];
     auto it = std::find_if(files.begin(), files.end(), [&](const auto& e) { return e["file"] == s.file; });
     if (it != files.end())
       *it = entry;
     else
       files.push_back(entry);
     std::sort(files.begin(), files.end(), [](const auto& x, const auto& y) { return x["file"] < y["file"]; });
-    const std::string text = json_text(*manifest);
+    const std::string text = json_text(manifest->json);
     {
       HoldSignals hold;
       const std::string path = cat(o.out, "/", s.file);
@@ -615,7 +630,7 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   if (!html.empty()) LTT_TRY(claim_html(html, "ltt regress", command));
   auto manifest = read_manifest(mpath, true);
   if (!manifest.ok()) return manifest.error();
-  const auto& files = (*manifest)["files"];
+  const auto& files = manifest->json["files"];
   if (files.empty()) return LTT_USAGE(mpath, ": the manifest lists no file: nothing to regress");
   std::printf("# ltt regress: %s of %s regenerated and compared bit for bit\n", counted(files.size(), "set").c_str(), mpath.c_str());
   int file_width = 62;  // as wide as the longest name the manifest lists, so the rows line up
@@ -626,14 +641,14 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
   size_t drift = 0, errors = 0;
   std::set<std::string> versions;  // other ltt versions that wrote sets here
   CleanupOnSignal cleanup;
-  for (const auto& e : files) {
+  for (size_t n = 0; n < files.size(); ++n) {
+    const auto& e = files[n];
     const double a = now_seconds();
     const std::string file = e["file"];
     const bool committed = e.value("committed", true);
-    SafeTensors meta;  // read_manifest checked each entry's metadata: strings that describe a case
-    for (const auto& [k, v] : e["metadata"].items()) meta.metadata[k] = v;
-    auto c = case_from_metadata(meta, cat(mpath, ": ", file));
-    if (!c.ok()) return c.error();
+    // read_manifest read each entry's metadata (strings) and the case they describe
+    const std::map<std::string, std::string>& listed = manifest->entries[n].metadata;
+    const LoadedCase& c = manifest->entries[n].c;
     const std::string path = cat(dir, "/", file);
     const uint64_t listed_bytes = e["bytes"].get<uint64_t>();
     // A committed file carries its own metadata: an entry that says otherwise
@@ -671,7 +686,7 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
       continue;
     }
     if (disk) {
-      for (const auto& [k, v] : meta.metadata)
+      for (const auto& [k, v] : listed)
         if (k != "ltt_version" && (!disk->metadata.count(k) || disk->metadata.at(k) != v)) {
           problem = cat("the manifest's metadata say ", k, " = '", v, "', the file's __metadata__ ",
                         disk->metadata.count(k) ? cat("'", disk->metadata.at(k), "'") : std::string("has none"));
@@ -680,25 +695,25 @@ Result<int> run_regress(const std::string& dir, const std::string& html, const s
     }
     // The name carries everything that sets the contents: an entry whose
     // name its metadata would not give (a renamed file) is that set's drift.
-    if (const std::string named = case_file_name(c->in.p, c->tiers, c->contract); problem.empty() && named != file)
+    if (const std::string named = case_file_name(c.in.p, c.tiers, c.contract); problem.empty() && named != file)
       problem = cat("its metadata name the file ", named, " (a renamed file or an edited entry: ltt golden names every file)");
     if (problem.empty()) {
-      LTT_TRY(flags::fits_in_memory({c->in.p}, "regress",
+      LTT_TRY(flags::fits_in_memory({c.in.p}, "regress",
                                     cat("regress makes every set its manifest lists, as listed: run it where more memory is "
                                         "free, or take the entry '", file, "' out of ", mpath)));
-      auto regen = build_case(c->in.p, c->tiers, c->contract);
+      auto regen = build_case(c.in.p, c.tiers, c.contract);
       if (!regen.ok()) return regen.error();
       // The version that wrote the set is its provenance, not its contents:
       // the set is regenerated under that version string (the file's; a
       // hash-only set's, the manifest's), so that a newer ltt compares the
       // contents bit for bit, and the difference in versions is said.
-      const auto& mv = committed ? disk->metadata : meta.metadata;
+      const auto& mv = committed ? disk->metadata : listed;
       if (auto it = mv.find("ltt_version"); it != mv.end() && it->second != kVersion) {
         regen->metadata["ltt_version"] = it->second;
         versions.insert(it->second);
       }
       // The manifest's metadata must be those of the set its name gives, key for key.
-      if (auto k = metadata_difference(regen->metadata, meta.metadata, "in the manifest"); !k.empty()) {
+      if (auto k = metadata_difference(regen->metadata, listed, "in the manifest"); !k.empty()) {
         problem = cat("the manifest's metadata: ", k);
       } else if (committed) {
         problem = first_difference(*regen, *disk);
