@@ -499,8 +499,10 @@ int run_ltt(int argc, char** argv) {
   add(simulate, "--machine-out", so_machine_out, path_value, "where --fit writes the machine file");
   add(simulate, "--json", so.json, path_value, "write the predictions as JSON");
   add(simulate, "--svg", so.svg, path_value, "draw latency against M per tier (log axes, crossovers marked) as an SVG");
-  // The what-ifs of a figure in GB/s or us (what_if_table(); --collective and
-  // --gpus-per-node, below, take a name and a count).
+  // The what-ifs (what_if_table()): figures in GB/s or us declared here,
+  // --collective and --gpus-per-node (a name and a count) below; each is
+  // read into its own variable and applied, after the machine file, from
+  // the table alone.
   std::map<std::string, double> what_if_values;
   for (const ltt::WhatIf& w : ltt::what_if_table()) {
     if (!std::holds_alternative<double ltt::Machine::*>(w.figure)) continue;
@@ -511,11 +513,12 @@ int run_ltt(int argc, char** argv) {
         [rate](const std::string& f, const std::string& s) { return rate ? flags::real(f, s, 1e-3, 1e9) : flags::real(f, s, 0, 1e9, true); },
         rate ? "what-if: replace the machine file's figure (GB/s, 0.001 to 1e9)" : "what-if: replace the machine file's figure (us, above 0, up to 1e9)");
   }
-  add(simulate, "--collective", so.m.collective,
+  std::map<std::string, std::string> what_if_names{{"--collective", ltt::Machine{}.collective}};
+  std::map<std::string, int> what_if_counts{{"--gpus-per-node", 0}};
+  add(simulate, "--collective", what_if_names["--collective"],
       [](const std::string& f, const std::string& s) { return flags::choice(f, s, {"ring", "tree", "one-shot"}); },
       "how tiers 1-4 reduce across GPUs: ring (NCCL's), tree, or one-shot over peer memory")->default_str("ring")->type_name("NAME");
-  int gpus_per_node = 0;
-  add(simulate, "--gpus-per-node", gpus_per_node, [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, ltt::kMaxGpusPerNode); },
+  add(simulate, "--gpus-per-node", what_if_counts["--gpus-per-node"], [](const std::string& f, const std::string& s) { return flags::integer(f, s, 1, ltt::kMaxGpusPerNode); },
       "what-if: GPUs per node (T above it spans nodes: the network joins the collectives)");
 
   // The subcommand argv[1] names, if any.
@@ -741,20 +744,18 @@ int run_ltt(int argc, char** argv) {
       // what-ifs, the sizes) leaves no earlier report to be read as this run's.
       if (auto s = ltt::claim_simulate_reports(so); !s.ok()) return fail(s.error());
       if (!so.machine.empty()) {
-        const std::string collective = so.m.collective;
         auto m = ltt::load_machine(so.machine);
         if (!m.ok()) return fail(m.error());
         so.m = *m;
-        so.m.collective = collective;
       }
       so.base = so.m;  // before the what-ifs: what each is weighed against
-      so.base.collective = ltt::Machine{}.collective;  // --collective was read into so.m: the model's default
       for (const ltt::WhatIf& w : ltt::what_if_table()) {
         if (!simulate->count(w.flag)) continue;
         so.what_ifs.push_back(&w);
-        if (auto f = std::get_if<double ltt::Machine::*>(&w.figure)) so.m.**f = what_if_values[w.flag];
+        if (auto f = std::get_if<double ltt::Machine::*>(&w.figure)) so.m.**f = what_if_values.at(w.flag);
+        if (auto f = std::get_if<int ltt::Machine::*>(&w.figure)) so.m.**f = what_if_counts.at(w.flag);
+        if (auto f = std::get_if<std::string ltt::Machine::*>(&w.figure)) so.m.**f = what_if_names.at(w.flag);
       }
-      if (simulate->count("--gpus-per-node")) so.m.gpus_per_node = gpus_per_node;  // --collective was read into so.m
       if (auto s = ltt::check_machine(so.m, so.machine.empty() ? std::string("the built-in machine with the what-if flags")
                                                                 : ltt::cat(so.machine, " with the what-if flags"));
           !s.ok())
