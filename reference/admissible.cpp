@@ -143,6 +143,15 @@ AdmCtx::AdmCtx(const Inputs& inputs, const Truth& truth, const MatD& w, Family f
   lambda_ring_ = std::sqrt(2.0 * std::log(2.0 * 2.0 * events / fam.p_false_alarm));
 }
 
+const MatD* AdmCtx::w_daz() {
+  if (!wdaz_known_) {
+    wdaz_known_ = true;
+    const MatD d = W.unaryExpr([](double w) { return std::fabs(w) < kFlush ? std::fabs(w) : 0.0; });
+    if (fam.ftz && (d.array() != 0).any()) wdaz_ = d;
+  }
+  return wdaz_.size() ? &wdaz_ : nullptr;
+}
+
 double AdmCtx::acc_error(double n, double A, double absX) const {
   if (n <= 0) return 0;
   const double g = gamma(n, kU);
@@ -422,6 +431,7 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
   ns->amax = MatD::Zero(M, L);
   ns->steps.resize(static_cast<size_t>(M));
   ns->nan_row.assign(static_cast<size_t>(M), 0);
+  ns->overflow_row.assign(static_cast<size_t>(M), 0);
   const MatD g = widen<double>(in.g);
   const bool rtw = o == NormOrder::round_then_weight;
   const int nprod = rtw ? 1 : 2;
@@ -461,6 +471,20 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
     for (int j = 0; j < nprod; ++j) {
       rho_a *= 1 - kU;
       rho_b *= 1 + kU;
+    }
+    // The fused order's products in any order (session 52's fuzzing): rstd g
+    // or z g past FLT_MAX is Inf in fp32 (a product that rounds to FLT_MAX
+    // is flagged too), and so the member's row.
+    if (!rtw) {
+      bool over = false;
+      for (int k = 0; k < L && !over; ++k) {
+        const double ga = std::fabs(g(0, k)), za = std::max(std::fabs(Z.lo(i, k)), std::fabs(Z.hi(i, k)));
+        over = std::isfinite(ga) && (rho_b * ga >= FLT_MAX || za * ga >= FLT_MAX);
+      }
+      if (over) {
+        ns->overflow_row[static_cast<size_t>(i)] = 1;
+        continue;
+      }
     }
     // f(z, rho) and whether a flush to zero can enter it.
     auto f = [&](double z, double rho, double gk) {
@@ -630,11 +654,21 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
   const double g53 = gamma(K, kU53);
   const double band = 2 * 2 * kU + std::ldexp(1.0, -48);
   const Eigen::ArrayXd cap = norm_cap(k0, K);
+  // A flushing member reads a subnormal W as 0 (DAZ): the product may be 0
+  // instead of N W, at most max|N| |W| (session 52's fuzzing: an N near 2^60
+  // makes that far more than a flushed product's 2^-126).
+  const MatD* wd = w_daz();
+  const MatD daz = wd ? nonneg_gemm_upper(ns.amax.middleCols(k0, K), wd->middleCols(k0, K).cast<float>()) : MatD();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int i = 0; i < M; ++i) {
     if (ns.nan_row[static_cast<size_t>(i)]) {
       d.lo.row(i).setConstant(kNaN);
       d.hi.row(i).setConstant(kNaN);
+      continue;
+    }
+    if (ns.overflow_row[static_cast<size_t>(i)]) {
+      d.lo.row(i).setConstant(-kInf);
+      d.hi.row(i).setConstant(kInf);
       continue;
     }
     Eigen::ArrayXd run = Eigen::ArrayXd::Zero(H), mn = run, mx = run, rf = run, neg(H), pos(H);
@@ -666,7 +700,8 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
       s = e;
     }
     const Eigen::ArrayXd x0 = X0.row(i).transpose().array();
-    const Eigen::ArrayXd e53 = g53 * d.A.row(i).transpose().array();
+    Eigen::ArrayXd e53 = g53 * d.A.row(i).transpose().array();
+    if (wd) e53 += daz.row(i).transpose().array();
     d.lo.row(i) = (x0 + mn - rf - e53).transpose().matrix();
     d.hi.row(i) = (x0 + mx + rf + e53).transpose().matrix();
     if (cap.size())
@@ -687,7 +722,7 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
   std::vector<double> qN(static_cast<size_t>(M), 0.0);
   bool any = false;
   for (int i = 0; i < M; ++i) {
-    if (ns.nan_row[static_cast<size_t>(i)]) continue;
+    if (ns.nan_row[static_cast<size_t>(i)] || ns.overflow_row[static_cast<size_t>(i)]) continue;
     bool one = true;
     for (const Step& st : ns.steps[static_cast<size_t>(i)])
       if (st.k >= k0 && st.k < k0 + K) one = false;
@@ -707,7 +742,12 @@ DotRange AdmCtx::dot_box(Algo a, NormOrder o, int k0, int K) {
 #pragma omp parallel for schedule(static)
     for (int j = 0; j < H; ++j)
       for (int k = k0; k < k0 + K; ++k)
-        if (W(j, k) != 0) qW(j) = std::min(qW(j), low_bit(W(j, k)));
+        if (wd && (*wd)(j, k) != 0) {
+          qW(j) = kInf;  // a product read as 0: the member's sum is not X0
+          break;
+        } else if (W(j, k) != 0) {
+          qW(j) = std::min(qW(j), low_bit(W(j, k)));
+        }
     d.Q = MatD::Zero(M, H);
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < M; ++i) {
@@ -851,7 +891,17 @@ DotRange AdmCtx::dot_ring(NormOrder o, int k0, int K) {
   const auto Wk = W.middleCols(k0, K);
   const MatD P = gemm_nt<double>(Zg, Wk);
   const MatD Sig = gemm_nt<double>(C, Wk.cwiseAbs2());
-  const MatD Fw = gemm_nt<double>(F, Wk.cwiseAbs());
+  MatD Fw = gemm_nt<double>(F, Wk.cwiseAbs());
+  // A subnormal W read as 0 by a flushing member loses its whole product (dot_box).
+  if (const MatD* wd = w_daz()) {
+    MatD Z1(M, K);
+    for (int i = 0; i < M; ++i)
+      for (int c = 0; c < K; ++c) {
+        const double z = t.Z(i, k0 + c), za = std::fabs(z) + rz.e(i, k0 + c);
+        Z1(i, c) = usable[static_cast<size_t>(i)] && std::isfinite(za) ? std::fabs(g(0, k0 + c)) * za * (1 + uN) : 0.0;
+      }
+    Fw += gemm_nt<double>(Z1, wd->middleCols(k0, K));
+  }
   const Eigen::VectorXd absW = Wk.cwiseAbs().rowwise().sum();
   const double sub = nR * std::ldexp(1.0, -133) * gmax;  // N's bf16 subnormal roundings, absolute
 #pragma omp parallel for schedule(static)

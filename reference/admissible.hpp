@@ -247,6 +247,10 @@ class AdmCtx {
     MatD amax;                             // max |N~| over the set
     std::vector<std::vector<Step>> steps;  // per row, by threshold
     std::vector<char> nan_row;             // the row is NaN whatever the order
+    // The fused order's rstd g or z g (a member may form either first) can
+    // pass FLT_MAX: such a member's N is Inf there (NaN where z is 0), and
+    // the whole row of its output Inf or NaN. The row's sets are unbounded.
+    std::vector<char> overflow_row;
     NormStats stats;
   };
   const NormSet& norm(Algo a, NormOrder o);
@@ -285,6 +289,11 @@ class AdmCtx {
   std::unique_ptr<RingZ> ring_z_;
   MatF WT_;     // W^T [L, H], for the row-wise step paths
   MatF absWf_;  // |W| [H, L]
+  // |W| where a flushing member (DAZ) reads W as 0, its subnormal
+  // elements, else 0 [H, L]; null where W has none or no member flushes.
+  const MatD* w_daz();
+  MatD wdaz_;
+  bool wdaz_known_ = false;
   std::map<int, Interval> Z_, S_;
   std::map<std::pair<int, int>, std::unique_ptr<NormSet>> norm_;
   std::map<std::pair<int, int>, std::unique_ptr<DotRange>> dot_;

@@ -190,6 +190,7 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
     // float64's own rounding of the sums below (of at most H or L terms, and
     // c = W^T w's: its error times |N| is at most this times sum_j |w_j| A_j).
     const double f64 = 2 * gamma(std::max(H, L) + 16, std::ldexp(1.0, -53));
+    const MatD* wd = w_daz();
     std::vector<std::vector<RowData>> rows(static_cast<size_t>(M));
     std::map<std::string, MatD> bases;  // orthonormal bases of W[J, P], by (P, J)
 #pragma omp parallel for schedule(dynamic, 1)
@@ -373,6 +374,15 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
           d.fix += aw * (acc(j) + (2 * T + 8) * kU * U(j) + (2 * L + 2 * T + 8) * kFlush + (2 * T + 4) * kSubB);
           f64sum += aw * (A(j) + absS(j));
           d.shift += wj * Shat(j);
+        }
+        // A subnormal W read as 0 by a flushing member (DAZ) drops its
+        // product N_k W_jk: w . D moves by at most sum_k max|N_k| (|W_daz|^T |w|)_k.
+        if (wd) {
+          const Eigen::VectorXd cw = wd->transpose() * d.w->cwiseAbs();
+          for (int k = 0; k < L; ++k)
+            if (cw(k) != 0)
+              d.fix += cw(k) * (rho_b * std::fabs(g(0, k)) * zmax[static_cast<size_t>(k)] * (1 + eta) +
+                                std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k))));
         }
         d.fix = d.fix * (1 + f64) + f64 * f64sum;
         return d;

@@ -113,10 +113,14 @@ namespace {
 // and ring (T >= 2), under `orders`, judged against their sets; with
 // `flushing_only`, only the members that flush (FTZ with DAZ), and with
 // `reference`, the emulated reference too. Counts the runs and those with
-// an element outside; names the first such.
+// an element outside or a row outside its row check (evaluate(), as the
+// harness judges: rows_checked counts the rows those checks judged); names
+// the first such.
 struct MemberRuns {
   size_t runs = 0, outside_runs = 0;
+  size_t rows_checked = 0;
   size_t zero_row0 = 0;  // members' runs whose output row 0 is all zeros
+  size_t nonfinite_row0 = 0;  // members' runs with an Inf or NaN in row 0
   std::string first;
 };
 MemberRuns run_members(const Inputs& in, int seeds, std::vector<NormOrder> orders, bool flushing_only, bool reference) {
@@ -124,10 +128,15 @@ MemberRuns run_members(const Inputs& in, int seeds, std::vector<NormOrder> order
   Reference ref(in);
   const MatF g = widen<float>(in.g), W = widen<float>(in.W);
   MemberRuns m;
-  auto judge = [&](const MatrixB& y, const Interval& a, const std::string& who) {
+  auto judge = [&](const MatrixB& y, const Interval& a, const MatrixB& want, const MatD& bound, const std::string& who) {
     ++m.runs;
-    if (outside(a, y) == 0) return;
-    if (m.outside_runs++ == 0) m.first = who;
+    CaseResult r;
+    r.p = p;
+    evaluate(widen<double>(y), want, ref.truth(), bound, a, CheckOptions{}, r);
+    m.rows_checked += r.rows_checked;
+    const size_t out = outside(a, y);
+    if (out == 0 && r.rows_outside == 0) return;
+    if (m.outside_runs++ == 0) m.first = cat(who, ": ", out, " elements and ", r.rows_outside, " rows outside");
   };
   for (int tier : tiers_for(p))
     for (Algo algo : {Algo::one_shot, Algo::ring})
@@ -138,11 +147,10 @@ MemberRuns run_members(const Inputs& in, int seeds, std::vector<NormOrder> order
         c.norm = order;
         const Interval a = ref.admissible(tier, c);
         const std::string at = cat("tier ", tier, " T ", p.T, " ", name(algo), " ", name(order));
-        if (reference) {
-          auto y = ref.emulated(tier, c);
-          REQUIRE(y.ok());
-          judge((*y)[0], a, at + ": the emulated reference");
-        }
+        auto y = ref.emulated(tier, c);
+        REQUIRE(y.ok());
+        const MatD bound = ref.bound(tier, Mode::emulated, c);
+        if (reference) judge((*y)[0], a, (*y)[0], bound, at + ": the emulated reference");
         LocalComm<EmulatedArith> comm(p.T);
         for (int seed = 0; seed < seeds; ++seed) {
           Member mb;
@@ -150,10 +158,14 @@ MemberRuns run_members(const Inputs& in, int seeds, std::vector<NormOrder> order
           if (flushing_only && !mb.var.ftz()) continue;
           auto out = poisoned_outputs(static_cast<size_t>(p.T), p.M, p.H);
           REQUIRE(run_cpu(p, tier, c, in, g, W, comm, -1, out, &mb).ok());
-          judge(out[0], a, cat(at, ": member ", seed));
-          bool zero = true;
-          for (int j = 0; j < p.H; ++j) zero = zero && to_double(out[0].at(0, j)) == 0;
+          judge(out[0], a, (*y)[0], bound, cat(at, ": member ", seed));
+          bool zero = true, finite = true;
+          for (int j = 0; j < p.H; ++j) {
+            zero = zero && to_double(out[0].at(0, j)) == 0;
+            finite = finite && std::isfinite(to_double(out[0].at(0, j)));
+          }
           m.zero_row0 += zero;
+          m.nonfinite_row0 += !finite;
         }
       }
   return m;
@@ -299,28 +311,76 @@ TEST_CASE("admissible: the fused order's z g underflowing to 0 without FTZ (g 2^
   CHECK(m.runs == 4 * 32);
 }
 
-// Known false alarms, found by the same fuzzing and not mended yet: each
-// test below fails while its sets miss a correct member (doctest's
-// should_fail: the suite passes), and reports an unexpected pass once they
-// hold it, so that the mend is seen and the test made a plain one. Each
-// needs inputs far outside a MoE layer's (g near 2^120, subnormal weights
-// against an N near 2^60).
-TEST_CASE("admissible: known false alarm, not mended: the fused order's rstd g overflows fp32 (g 2^120)" * doctest::should_fail()) {
-  Inputs in = generate_inputs(make_problem(Dims{16, 8}, 2, 2, Dist::realistic, 1));
-  for (int r = 0; r < 2; ++r)
-    for (int k = 0; k < 8; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0;
-  in.R[0].at(0, 0) = to_bf16(std::ldexp(1.0, -100));
-  in.g.at(0, 0) = to_bf16(std::ldexp(1.0, 120));
-  CHECK(run_members(in, 32, {NormOrder::fused}, false, false).outside_runs == 0);
+// Found by the same fuzzing, mended in the fifty-third session. D: the
+// fused order's products in any order, so a member may form rstd g or z g
+// first, which passes FLT_MAX where g is near 2^120 though N is not: its row
+// is Inf or NaN (43 members outside on the old sets); such a row's sets are
+// now unbounded. G: a flushing member reads a subnormal W as 0 (DAZ),
+// dropping a product N W that an N near 2^60 makes far larger than a
+// flushed product's 2^-126 (52 outside); the GEMM's allowance now holds
+// max|N| |W_sub| for each such product (the box, the ring's bound and the
+// row checks).
+TEST_CASE("admissible: the fused order's rstd g overflowing fp32 (g 2^120) gives unbounded sets that hold the members") {
+  size_t runs = 0, nonfinite = 0;
+  for (int T : {1, 2, 4}) {
+    Inputs in = generate_inputs(make_problem(Dims{16, 8}, T, 2, Dist::realistic, 1));
+    for (int r = 0; r < T; ++r)
+      for (int k = 0; k < 8; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0;
+    in.R[0].at(0, 0) = to_bf16(std::ldexp(1.0, -100));
+    in.g.at(0, 0) = to_bf16(std::ldexp(1.0, 120));
+    const MemberRuns m = run_members(in, 32, {NormOrder::fused}, false, true);
+    CHECK_MESSAGE(m.outside_runs == 0, m.first);
+    runs += m.runs;
+    nonfinite += m.nonfinite_row0;
+  }
+  CHECK(runs >= 300);
+  CHECK(nonfinite >= 30);  // members whose row 0 overflowed: the case tests what it claims
 }
 
-TEST_CASE("admissible: known false alarm, not mended: a subnormal W read as 0 (DAZ) against an N near 2^60" * doctest::should_fail()) {
-  Inputs in = generate_inputs(make_problem(Dims{16, 8}, 1, 2, Dist::realistic, 1));
-  for (int k = 0; k < 8; ++k) in.g.at(0, k) = to_bf16(std::ldexp(1.0, 60));
-  for (int j = 0; j < 16; ++j)
-    for (int k = 0; k < 8; ++k) in.W.at(j, k).bits = static_cast<uint16_t>(((j + k) % 3 ? 0x0000 : 0x8000) | 0x0050);
-  for (int j = 0; j < 16; ++j) in.S[0].at(0, j).bits = 0;
-  CHECK(run_members(in, 16, {NormOrder::round_then_weight}, false, false).outside_runs == 0);
+TEST_CASE("admissible: a subnormal W read as 0 (DAZ) against an N near 2^60 is held (T 1, 2, 4; one-shot and ring)") {
+  size_t runs = 0, zeros = 0;
+  for (int T : {1, 2, 4}) {
+    Inputs in = generate_inputs(make_problem(Dims{16, 8}, T, 2, Dist::realistic, 1));
+    for (int k = 0; k < 8; ++k) in.g.at(0, k) = to_bf16(std::ldexp(1.0, 60));
+    for (int j = 0; j < 16; ++j)
+      for (int k = 0; k < 8; ++k) in.W.at(j, k).bits = static_cast<uint16_t>(((j + k) % 3 ? 0x0000 : 0x8000) | 0x0050);
+    for (int r = 0; r < T; ++r)
+      for (int j = 0; j < 16; ++j) in.S[static_cast<size_t>(r)].at(0, j).bits = 0;
+    const MemberRuns m = run_members(in, 16, kBothOrders, false, true);
+    CHECK_MESSAGE(m.outside_runs == 0, m.first);
+    runs += m.runs;
+    zeros += m.zero_row0;
+  }
+  CHECK(runs >= 300);
+  CHECK(zeros >= 30);  // flushing members read W as zeros: the case tests what it claims
+}
+
+// The row checks (order-probe rows, T >= 2) under the same subnormal W:
+// adversarial inputs, g 2^60 everywhere, every W element subnormal (its
+// sign and significand kept), S zero, so that the flushing members' rows
+// are S's zeros and the row checks judge them.
+TEST_CASE("admissible: the row checks hold flushing members that read a subnormal W as 0") {
+  size_t runs = 0, zeros = 0, checked = 0;
+  for (int T : {2, 4}) {
+    Inputs in = generate_inputs(make_problem(Dims{64, 32}, T, 5, Dist::adversarial, 3));
+    for (int k = 0; k < 32; ++k) in.g.at(0, k) = to_bf16(std::ldexp(1.0, 60));
+    for (int j = 0; j < 64; ++j)
+      for (int k = 0; k < 32; ++k) {
+        const uint16_t b = in.W.at(j, k).bits;
+        in.W.at(j, k).bits = static_cast<uint16_t>((b & 0x8000) | (b & 0x007F) | 0x0001);
+      }
+    for (int r = 0; r < T; ++r)
+      for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 64; ++j) in.S[static_cast<size_t>(r)].at(i, j).bits = 0;
+    const MemberRuns m = run_members(in, 16, kBothOrders, true, true);
+    CHECK_MESSAGE(m.outside_runs == 0, m.first);
+    runs += m.runs;
+    zeros += m.zero_row0;
+    checked += m.rows_checked;
+  }
+  CHECK(runs >= 100);
+  CHECK(zeros >= 20);
+  CHECK(checked >= 100);  // the row checks judged the members' rows
 }
 
 TEST_CASE("admissible: the sets are sharp: few elements have two values, a 1-step move is caught") {
