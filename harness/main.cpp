@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <new>
 #include <string>
 #include <thread>
@@ -601,6 +602,34 @@ int run_ltt(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11 lists the words it did not take in reverse ("4 --tp" for
+    // "-- --tp 4"): they are put back in the command line's order, matched
+    // from its end, where the words CLI11 leaves over lie.
+    others_wait_then_say();
+    // e.what(): "The following argument(s) was/were not expected: W1 W2 ...".
+    const std::string said = e.what();
+    std::multiset<std::string> left;
+    if (const auto colon = said.find(": "); colon != std::string::npos) {
+      std::istringstream in(said.substr(colon + 2));
+      for (std::string w; in >> w;) left.insert(w);
+    }
+    std::vector<std::string> words;
+    bool dashes = false;
+    for (int i = argc - 1; i > 0; --i) {
+      dashes = dashes || std::string(argv[i]) == "--";
+      if (auto it = left.find(argv[i]); it != left.end()) {
+        words.insert(words.begin(), ltt::shell_word(argv[i]));
+        left.erase(it);
+      }
+    }
+    const std::string who = sub ? "ltt " + sub->get_name() : std::string("ltt");
+    std::string list;
+    for (const std::string& w : words) list += (list.empty() ? "" : " ") + w;
+    if (!left.empty() || words.empty()) list = said;  // not found in the command line: CLI11's own words
+    std::fprintf(stderr, "%s: these words were not expected: %s%s\nRun '%s --help' for its options.\n", who.c_str(), list.c_str(),
+                 dashes ? " (every word after '--' is taken as a plain argument: drop the '--')" : "", who.c_str());
+    return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0)  // --help, --version: printed once, by process 0
       return flags::launched_rank() != 0 ? 0 : app.exit(e) == 0 ? 0 : 2;

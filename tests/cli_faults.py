@@ -172,7 +172,11 @@ elif cls == "lists":
     # An option that takes no list is not told about lists.
     refused(["simulate", "--collective", "ring", "--collective", "tree"], "ltt simulate: --collective is given twice: give it once\n")
     # CLI11's own refusals name the command and where its options are listed.
-    refused(["selftest", "--tp", "8", "extra"], "ltt selftest: The following argument was not expected: extra\nRun 'ltt selftest --help'")
+    refused(["selftest", "--tp", "8", "extra"], "ltt selftest: these words were not expected: extra\nRun 'ltt selftest --help'")
+    # CLI11 lists the words it leaves over in reverse ("4 --tp"); ltt puts
+    # them back in the command line's order, and names what '--' does.
+    refused(["check", "--", "--tp", "4"], "ltt check: these words were not expected: --tp 4 (every word after '--' is taken as a plain argument: drop the '--')")
+    refused(["check", "--tp", "4", "foo", "bar"], "these words were not expected: foo bar\n")
     refused(["selftest", "--tokens", "5,5"], "--tokens '5,5': 5 is given twice")
     refused(["selftest", "--dist", "exact,realistic,exact"], "--dist 'exact,realistic,exact': exact is given twice")
     refused(["selftest", "--dist", "all,realistic"], "'all' stands alone")
@@ -180,7 +184,7 @@ elif cls == "lists":
     refused(["mutants", "--only", ","], "--only ',': item 1 is empty (a stray comma?)")
     refused(["simulate", "--fit", "b.json,b.json", "--machine-out", "m.json"], "--fit 'b.json,b.json': b.json is given twice")
     refused(["selftest", "--tp", "8,x"], "--tp '8,x': 'x' is not an integer")
-    refused(["selftest", "--tp", "8", "extra"], "argument was not expected: extra")
+    refused(["selftest", "--tp", "8", "extra"], "were not expected: extra")
     refused(["check", "--algo", ""], "--algo '' not understood")
     refused(["check", "--json", ""], "--json is empty")
     refused(["check", "--dump-dir", ""], "--dump-dir is empty")
