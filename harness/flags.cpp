@@ -334,7 +334,7 @@ Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& 
 
 double case_bytes(const Problem& p) {
   const double T = p.T, M = p.M, H = p.H, L = p.L;
-  return 12 * T * M * (L + H) + 64 * M * (H + L) + 14 * H * L;
+  return (8 * T + 128) * M * (H + L) + 40 * H * L;
 }
 
 double available_bytes() {

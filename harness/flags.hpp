@@ -54,9 +54,15 @@ bool same_file(const std::string& a, const std::string& b);
 Status distinct_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);
 
 // A lower bound on the memory one case of the reference needs (inputs of
-// every rank, W in bf16, fp32 and fp64, the truth and the admissible sets),
-// from measured peaks: check at H 256 L 128 T 16 M 16384 peaked at 1.68 GB
-// where this says 1.6 GB.
+// every rank, W in bf16, fp32 and fp64 and |W| copies, the truth and the
+// admissible sets), fitted below the peaks `check` measured (resident set,
+// fifty-third session; measured / this): k3 T 1 M 1 1.19 / 1.03 GB, T 16
+// M 1 1.12 / 1.03, T 16 M 256 (all dists) 2.18 / 1.73, T 16 M 1024 tier 1
+// 4.16 / 3.85, T 8 M 1024 3.84 / 3.14, T 8 M 2048 tier 2 ring 7.34 / 5.25,
+// T 8 M 128 tier 0 ring 1.66 / 1.29; H 2048 L 1024 T 8 M 2048 1.83 / 1.29;
+// small T 1, 8, 16 at M 16384 1.39 / 0.86, 1.73 / 1.21, 2.33 / 1.61. (The
+// earlier form, 14 H L for W, said 1.06 GB where k3 T 16 M 256 tier 1
+// peaked at 1.96.)
 double case_bytes(const Problem& p);
 // Memory the kernel reports available (MemAvailable), or a large number
 // when it cannot be read.

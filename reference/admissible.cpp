@@ -146,8 +146,11 @@ AdmCtx::AdmCtx(const Inputs& inputs, const Truth& truth, const MatD& w, Family f
 const MatD* AdmCtx::w_daz() {
   if (!wdaz_known_) {
     wdaz_known_ = true;
-    const MatD d = W.unaryExpr([](double w) { return std::fabs(w) < kFlush ? std::fabs(w) : 0.0; });
-    if (fam.ftz && (d.array() != 0).any()) wdaz_ = d;
+    auto daz = [](double w) { return std::fabs(w) < kFlush ? std::fabs(w) : 0.0; };
+    // Looked for first: at k3 sizes a matrix of W's shape is 200 MB.
+    bool any = false;
+    for (Eigen::Index e = 0; fam.ftz && !any && e < W.size(); ++e) any = daz(W.data()[e]) != 0;
+    if (any) wdaz_ = W.unaryExpr(daz);
   }
   return wdaz_.size() ? &wdaz_ : nullptr;
 }
