@@ -613,8 +613,9 @@ Result<int> run_golden(const GoldenOptions& o) {
     tab.row({s.file, st->metadata["tiers"], std::to_string(bytes), sha.substr(0, 16), fmt("%.1f", now_seconds() - a)});
   }
   prog.done();
-  std::printf("# %s %s, each listed in %s as it landed; wall %.1f s\n", o.hash_only ? "hashed" : "wrote",
-              counted(sets.size(), "set").c_str(), mpath.c_str(), now_seconds() - t0);
+  std::printf("# %s %s, each listed in %s %s; wall %.1f s\n", o.hash_only ? "hashed" : "wrote",
+              counted(sets.size(), "set").c_str(), mpath.c_str(), o.hash_only ? "by its hash (no case file written)" : "as it landed",
+              now_seconds() - t0);
   return 0;
 }
 

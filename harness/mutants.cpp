@@ -136,7 +136,8 @@ Result<int> run_mutants(const CheckOptions& o, const std::vector<std::string>& o
     }
     clean_cases = res.size();
     std::printf("# clean backend: %s %s; gate: cases where the production gate fails more elements than on\n"
-                "# the clean output; outside: elements outside their admissible sets, all cases\n", counted(res.size(), "case").c_str(),
+                "# the clean output; outside: elements of rank 0's output outside their admissible sets, all cases\n"
+                "# (another rank's output must equal rank 0's bit for bit: the ranks check)\n", counted(res.size(), "case").c_str(),
                 res.size() == 1 ? "passes" : "pass");
   }
   t.header();

@@ -471,7 +471,9 @@ r = golden(hj, "--hash-only")
 assert r.returncode == 2 and "under --hash-only nothing is written, yet regress would judge that file as the set" in r.stderr \
     and not os.path.exists(os.path.join(hj, "manifest.json")), r.stdout + r.stderr
 os.rename(os.path.join(hj, DEFAULT), os.path.join(work, "mine"))
-assert golden(hj, "--hash-only").returncode == 0
+r = golden(hj, "--hash-only")
+# nothing landed: the closing line says how the set is listed, not "as it landed"
+assert r.returncode == 0 and "by its hash (no case file written)" in r.stdout and "landed" not in r.stdout, r.stdout + r.stderr
 os.rename(os.path.join(work, "mine"), os.path.join(hj, DEFAULT))
 r = golden(hj)
 assert r.returncode == 2 and "lists its name as a hash-only set whose SHA-256 is not the file's" in r.stderr \
