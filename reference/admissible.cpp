@@ -502,7 +502,18 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
     for (int k = 0; k < L; ++k) {
       const double zl = Z.lo(i, k), zh = Z.hi(i, k), gk = g(0, k);
       double lo, hi;
-      if (zl == zh) {
+      // The fused order's z g, which a member may form first, below 2^-126
+      // is rounded on the fp32 subnormal grid: an absolute 2^-150 (gradual
+      // underflow), which rstd then scales (up to 2^51 at eps's floor), no
+      // relative (1 + 2^-24) folded into rho. So is the product with rho,
+      // if subnormal. Its set: the box of z g -+ 2^-150 times rho, -+ 2^-150.
+      // (A z of exactly 0 gives 0 exactly.)
+      if (!rtw && !(zl == 0 && zh == 0) && std::min(std::fabs(zl), std::fabs(zh)) * std::fabs(gk) < kFlush) {
+        const double pl = std::min(zl * gk, zh * gk) - kGradual, ph = std::max(zl * gk, zh * gk) + kGradual;
+        const double c[4] = {pl * rho_a, pl * rho_b, ph * rho_a, ph * rho_b};
+        lo = rn(*std::min_element(c, c + 4) - kGradual);
+        hi = rn(*std::max_element(c, c + 4) + kGradual);
+      } else if (zl == zh) {
         const double na = f(zl, rho_a, gk), nb = f(zl, rho_b, gk);
         if (!tiny_reach(std::fabs(zl), std::fabs(zl), gk)) {
           if (na == nb) {  // fixed
@@ -888,7 +899,10 @@ DotRange AdmCtx::dot_ring(NormOrder o, int k0, int K) {
       double f = ok ? gk * (rz.fix(i, k) + eta * za + gK * std::fabs(z)) : 0.0;
       // Where a flush can take the element's N to 0, it may lose all of it.
       const double reach = flush_reach(fam.ftz, rtw, rho_lo[static_cast<size_t>(i)], g(0, k));
-      if (ok && za != 0 && std::max(std::fabs(z) - e, 0.0) < reach) f += gk * std::min(za, reach) * (1 + uN);
+      const double zlo = std::max(std::fabs(z) - e, 0.0);
+      if (ok && za != 0 && zlo < reach) f += gk * std::min(za, reach) * (1 + uN);
+      // The fused order's z g on the fp32 subnormal grid: 2^-150 absolute (norm()).
+      if (ok && !rtw && za != 0 && zlo * gk < kFlush) f += kGradual * (1 + uN);
       F(i, c) = f;
     }
   const auto Wk = W.middleCols(k0, K);

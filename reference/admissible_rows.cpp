@@ -348,7 +348,10 @@ const std::vector<AdmCtx::RowData>& AdmCtx::row_data(Algo a) {
         double mu = 0, r = 0, absN = 0, scale = 0;
         for (int k = 0; k < L; ++k) {
           const double zl = Z.lo(i, k), zh = Z.hi(i, k), cg = c(k) * g(0, k);
-          absN += std::fabs(c(k)) * (std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k))) + kFlush * std::fabs(g(0, k)) * rho_b);
+          // (+ 2^-150 (1 + rho_b): the fused order's z g and its product with
+          // rho rounded on the fp32 subnormal grid, admissible.cpp's norm())
+          absN += std::fabs(c(k)) * (std::ldexp(1.0, -125) * (1 + std::fabs(g(0, k))) + kFlush * std::fabs(g(0, k)) * rho_b +
+                                     std::ldexp(1.0, -150) * (1 + rho_b));
           scale += std::fabs(cg) * std::max(std::fabs(zl), std::fabs(zh));
           if (mask[static_cast<size_t>(k)] == '1') {
             const size_t x = static_cast<size_t>(std::lower_bound(P.begin(), P.end(), k) - P.begin());

@@ -296,9 +296,7 @@ TEST_CASE("admissible: an fp32 sum of squares that overflows, and a ring's box o
 
 // The fused order's z g underflowing to 0 without FTZ (gradual underflow:
 // 40 member runs outside over tiers 1-4 on the old sets, non-flushing
-// members among them) is held by the same widening to 0 as a flushed z g; a
-// z g rounded up to the next subnormal and then scaled by a large rstd is
-// not modelled (not mended).
+// members among them) is held by the same widening to 0 as a flushed z g.
 TEST_CASE("admissible: the fused order's z g underflowing to 0 without FTZ (g 2^-120) is held") {
   Inputs in = generate_inputs(make_problem(Dims{16, 8}, 1, 1, Dist::realistic, 1, 8 * std::ldexp(1.0, -102)));
   for (int k = 0; k < 8; ++k) in.R[0].at(0, k).bits = 0;
@@ -309,6 +307,32 @@ TEST_CASE("admissible: the fused order's z g underflowing to 0 without FTZ (g 2^
   const MemberRuns m = run_members(in, 32, {NormOrder::fused}, false, false);
   CHECK_MESSAGE(m.outside_runs == 0, m.first);
   CHECK(m.runs == 4 * 32);
+}
+
+// The fused order's z g rounded to the fp32 subnormal grid (2^-149 apart)
+// and then scaled by a large rstd (eps at its floor: about 2^41): z 2^-40,
+// g 1.5 2^-110 and 1.25 2^-110, so z g is 0.75 or 0.625 of 2^-149 and a
+// member that forms it first (without FTZ) has 2^-149, a third or more
+// above the exact product, in N; a set that folds the fp32 product's
+// rounding into a relative (1 + 2^-24) misses it (the gap session 52's
+// fuzzing named; mended in the fifty-third session).
+TEST_CASE("admissible: the fused order's z g rounded up on the fp32 subnormal grid, then scaled by a large rstd, is held") {
+  size_t runs = 0;
+  for (int T : {1, 2})
+  for (double gm : {1.5, 1.25}) {
+    Inputs in = generate_inputs(make_problem(Dims{16, 8}, T, 1, Dist::realistic, 1, 8 * std::ldexp(1.0, -102)));
+    for (int r = 0; r < T; ++r)
+      for (int k = 0; k < 8; ++k) in.R[static_cast<size_t>(r)].at(0, k).bits = 0;
+    in.R[0].at(0, 0) = to_bf16(std::ldexp(1.0, -40));
+    in.g.at(0, 0) = to_bf16(gm * std::ldexp(1.0, -110));
+    for (int j = 0; j < 16; ++j) in.W.at(j, 0) = to_bf16(std::ldexp(1.0, 100));
+    for (int r = 0; r < T; ++r)
+      for (int j = 0; j < 16; ++j) in.S[static_cast<size_t>(r)].at(0, j).bits = 0;
+    const MemberRuns m = run_members(in, 32, {NormOrder::fused}, false, true);
+    CHECK_MESSAGE(m.outside_runs == 0, m.first);
+    runs += m.runs;
+  }
+  CHECK(runs >= 600);
 }
 
 // Found by the same fuzzing, mended in the fifty-third session. D: the
