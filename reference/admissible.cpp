@@ -499,6 +499,11 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
       return z_max != 0 && z_min < flush_reach(fam.ftz, rtw, rho_a, gk);
     };
     std::vector<Step>& steps = ns->steps[static_cast<size_t>(i)];
+    // Whatever a member's z and rstd, |z rstd| <= sqrt(L) (the member's z is
+    // one of the L values its own rstd is of; its rounding errors bounded
+    // rigorously): the cap on the boxes below, which without it could
+    // overflow to a NaN base.
+    const double cap = std::sqrt(static_cast<double>(L)) / std::sqrt(1 - gamma(L + 8, kU)) * (1 + 8 * kU);
     for (int k = 0; k < L; ++k) {
       const double zl = Z.lo(i, k), zh = Z.hi(i, k), gk = g(0, k);
       double lo, hi;
@@ -511,8 +516,9 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
       if (!rtw && !(zl == 0 && zh == 0) && std::min(std::fabs(zl), std::fabs(zh)) * std::fabs(gk) < kFlush) {
         const double pl = std::min(zl * gk, zh * gk) - kGradual, ph = std::max(zl * gk, zh * gk) + kGradual;
         const double c[4] = {pl * rho_a, pl * rho_b, ph * rho_a, ph * rho_b};
-        lo = rn(*std::min_element(c, c + 4) - kGradual);
-        hi = rn(*std::max_element(c, c + 4) + kGradual);
+        const double lim = (cap * std::fabs(gk) + kGradual * rho_b) * (1 + 4 * kU);
+        lo = rn(std::max(*std::min_element(c, c + 4), -lim) - kGradual);
+        hi = rn(std::min(*std::max_element(c, c + 4), lim) + kGradual);
       } else if (zl == zh) {
         const double na = f(zl, rho_a, gk), nb = f(zl, rho_b, gk);
         if (!tiny_reach(std::fabs(zl), std::fabs(zl), gk)) {
@@ -542,11 +548,9 @@ const AdmCtx::NormSet& AdmCtx::norm(Algo a, NormOrder o) {
         hi = std::max(na, nb);
       } else {
         // Z itself is ambiguous: the box z in [zl, zh], rho in [rho_a, rho_b],
-        // within |z rho| <= sqrt(L) (the member's z is one of the L values
-        // its own rstd is of; its rounding errors bounded rigorously): a
-        // box of huge z and the largest rho overflowed to a NaN base.
+        // within |z rho| <= cap (a box of huge z and the largest rho
+        // overflowed to a NaN base).
         const double c[4] = {zl * rho_a, zl * rho_b, zh * rho_a, zh * rho_b};
-        const double cap = std::sqrt(static_cast<double>(L)) / std::sqrt(1 - gamma(L + 8, kU)) * (1 + 8 * kU);
         const double xl = std::max(*std::min_element(c, c + 4), -cap), xh = std::min(*std::max_element(c, c + 4), cap);
         if (rtw) {
           const double tl = rn(xl), th = rn(xh);
