@@ -624,9 +624,8 @@ int run_ltt(int argc, char** argv) {
       }
     }
     const std::string who = sub ? "ltt " + sub->get_name() : std::string("ltt");
-    std::string list;
-    for (const std::string& w : words) list += (list.empty() ? "" : " ") + w;
-    if (!left.empty() || words.empty()) list = said;  // not found in the command line: CLI11's own words
+    // Not found in the command line: CLI11's own words.
+    const std::string list = !left.empty() || words.empty() ? said : ltt::join(words, " ");
     std::fprintf(stderr, "%s: these words were not expected: %s%s\nRun '%s --help' for its options.\n", who.c_str(), list.c_str(),
                  dashes ? " (every word after '--' is taken as a plain argument: drop the '--')" : "", who.c_str());
     return 2;
